@@ -1,0 +1,5 @@
+"""Dagster resources: one per external system."""
+
+from resources.lake import LakeResource
+
+__all__ = ["LakeResource"]

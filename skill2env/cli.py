@@ -1,0 +1,154 @@
+"""The `skill2env` command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import click
+import polars as pl
+from rich.console import Console
+from rich.table import Table
+
+from skill2env import __version__
+from skill2env.home import Home, activate_home, default_skills_root
+from skill2env.lake.lake import Lake, LakeError
+
+FUNNEL_STAGES = ("found", "parsed", "practical", "compatible", "feasible", "safe", "curated")
+
+console = Console(stderr=True)
+home_option = click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="skill2env home (default: $SKILL2ENV_HOME or ./.skill2env).",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="skill2env")
+def main() -> None:
+    """Turn agent skills into executable, graded training environments, tracked in a DuckDB lake."""
+
+
+@main.command()
+@click.option(
+    "--skills",
+    "skills_root",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    required=True,
+    help="Folder holding skill folders (any depth).",
+)
+@home_option
+@click.option("--workers", type=int, default=0, show_default=True, help="Profiling processes; 0 = one per core.")
+def catalog(skills_root: Path, home: Path | None, workers: int) -> None:
+    """Catalog and curate the skills under SKILLS into the lake, then print the funnel."""
+    _catalog_and_report(skills_root, Home.resolve(home), workers)
+
+
+@main.command()
+@click.option(
+    "--skills",
+    "skills_root",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Folder holding skill folders (default: $SKILL2ENV_SKILLS or the bundled examples).",
+)
+@home_option
+@click.option("--workers", type=int, default=0, show_default=True, help="Profiling processes; 0 = one per core.")
+def run(skills_root: Path | None, home: Path | None, workers: int) -> None:
+    """Run the main job on the embedded defaults: catalog + curation, then the funnel."""
+    _catalog_and_report(skills_root or default_skills_root(), Home.resolve(home), workers)
+
+
+def _catalog_and_report(skills_root: Path, home: Home, workers: int) -> None:
+    from skill2env.definitions import PipelineRunError, run_catalog  # noqa: PLC0415 - defers importing Dagster
+
+    started = time.monotonic()
+    with console.status(f"Cataloging and curating skills under {skills_root} …"):
+        try:
+            outcome = run_catalog(home, skills_root.resolve(), workers=workers)
+        except PipelineRunError as exc:
+            console.print(f"[red]error:[/red] {exc}")
+            sys.exit(1)
+    elapsed = time.monotonic() - started
+    console.print(
+        f"Cataloged [bold]{outcome.skills}[/bold] skill folders into {home.lake_path} in {elapsed:.1f} s "
+        f"({len(outcome.domains)} domains)."
+    )
+    _print_funnel(outcome.funnel)
+    console.print('Query it: [bold]skill2env sql "SELECT * FROM curation_reasons"[/bold]')
+
+
+def _print_funnel(funnel: pl.DataFrame) -> None:
+    table = Table(title="Curation funnel (cumulative) by domain")
+    table.add_column("domain")
+    for stage in FUNNEL_STAGES:
+        table.add_column(stage, justify="right")
+    table.add_column("curated %", justify="right")
+    for row in funnel.iter_rows(named=True):
+        label = "all domains" if row["domain"] == "*" else row["domain"]
+        style = "bold" if row["domain"] == "*" else None
+        values = [str(row[s]) for s in FUNNEL_STAGES]
+        table.add_row(label, *values, f"{row['curated_pct']}", style=style)
+    Console().print(table)
+
+
+@main.command()
+@click.argument("query")
+@home_option
+@click.option("--format", "output_format", type=click.Choice(["table", "csv", "json"]), default="table")
+def sql(query: str, home: Path | None, output_format: str) -> None:
+    """Run a read-only SQL QUERY on the lake (views: skills, skill_files, curated_skills, catalog_stats, …)."""
+    lake_path = Home.resolve(home).lake_path
+    if not lake_path.exists():
+        console.print(f"[red]error:[/red] no lake at {lake_path}; run `skill2env catalog` or `skill2env run` first")
+        sys.exit(2)
+    try:
+        frame = Lake(lake_path).query(query)
+    except (LakeError, Exception) as exc:  # duckdb's errors share no base class with ours
+        console.print(f"[red]error:[/red] {exc}")
+        sys.exit(1)
+    _print_frame(frame, output_format)
+
+
+def _print_frame(frame: pl.DataFrame, output_format: str) -> None:
+    if output_format == "csv":
+        nested = [c for c, t in frame.schema.items() if isinstance(t, pl.List | pl.Struct | pl.Array)]
+        flat = frame.with_columns(pl.col(c).map_elements(json.dumps, return_dtype=pl.String) for c in nested)
+        sys.stdout.write(flat.write_csv())
+    elif output_format == "json":
+        sys.stdout.write(json.dumps(frame.to_dicts(), default=str, ensure_ascii=False, indent=1) + "\n")
+    else:
+        table = Table(show_lines=False)
+        for column in frame.columns:
+            table.add_column(column, overflow="fold")
+        for row in frame.iter_rows():
+            table.add_row(*("" if v is None else str(v) for v in row))
+        Console().print(table)
+        console.print(f"{frame.height} rows")
+
+
+@main.command()
+@home_option
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=3000, show_default=True, type=int)
+def ui(home: Path | None, host: str, port: int) -> None:
+    """Start the Dagster UI (webserver + daemon) on this project, with run history under the home."""
+    from skill2env.definitions import set_pool_limits  # noqa: PLC0415
+
+    resolved = Home.resolve(home)
+    activate_home(resolved)
+    set_pool_limits()
+    dagster = shutil.which("dagster", path=str(Path(sys.executable).parent)) or shutil.which("dagster")
+    if dagster is None:
+        console.print("[red]error:[/red] the `dagster` command is not installed in this environment")
+        sys.exit(2)
+    console.print(f"Dagster UI on http://{host}:{port} — lake {resolved.lake_path}")
+    command = [dagster, "dev", "-m", "skill2env.definitions", "-h", host, "-p", str(port)]
+    sys.exit(subprocess.call(command, env=os.environ.copy()))

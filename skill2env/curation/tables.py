@@ -1,0 +1,58 @@
+"""The `curated_skills` table: its polars schema and record → frame conversion."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import polars as pl
+
+from skill2env.curation.models import CurationRecord
+
+_STR_LIST = pl.List(pl.String)
+
+CURATED_SKILLS_SCHEMA = pl.Schema(
+    {
+        "skill_id": pl.String,
+        "path": pl.String,
+        "domain": pl.String,
+        "parsed": pl.Boolean,
+        "practical": pl.String,
+        "practical_reasons": _STR_LIST,
+        "compatible": pl.String,
+        "compatible_reasons": _STR_LIST,
+        "feasible": pl.String,
+        "feasible_reasons": _STR_LIST,
+        "safe": pl.String,
+        "safe_reasons": _STR_LIST,
+        "curated": pl.Boolean,
+        "reasons": _STR_LIST,
+        "verdicts": pl.String,
+        "schema_version": pl.Int64,
+    }
+)
+CRITERIA = ("practical", "compatible", "feasible", "safe")
+
+
+def curation_row(record: CurationRecord, *, parsed: bool) -> dict[str, object]:
+    row: dict[str, object] = {
+        "skill_id": record.skill_id,
+        "path": record.path,
+        "domain": record.domain,
+        "parsed": parsed,
+        "curated": record.curated and parsed,
+        "reasons": record.reasons if parsed else ["unparsed", *record.reasons],
+        "schema_version": record.schema_version,
+    }
+    verdicts = {}
+    for criterion in CRITERIA:
+        verdict = getattr(record, criterion)
+        row[criterion] = verdict.outcome.value
+        row[f"{criterion}_reasons"] = verdict.reasons
+        verdicts[criterion] = verdict.model_dump(mode="json")
+    row["verdicts"] = json.dumps(verdicts, ensure_ascii=False, sort_keys=True)
+    return row
+
+
+def curation_frame(rows: Sequence[dict[str, object]]) -> pl.DataFrame:
+    return pl.DataFrame(list(rows), schema=CURATED_SKILLS_SCHEMA)

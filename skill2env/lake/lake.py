@@ -1,0 +1,174 @@
+"""The lake: one DuckDB file, append-only versioned tables, one writer at a time.
+
+DuckDB allows a single writing process per file, and Dagster's multiprocess executor runs
+steps in separate processes, so every access takes an OS file lock (exclusive to write,
+shared to read), connects, does its work in one transaction, and closes. Nothing holds a
+connection between calls.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from skill2env.lake.sqlfiles import load_sql, ordered_statements
+
+VERSIONED_TABLES = frozenset({"skills", "skill_files", "curated_skills"})
+"""Tables written through `Lake.write`; each has `sql/dml/insert_<table>_versions.sql`."""
+LOCK_POLL_SECONDS = 0.05
+
+
+class LakeError(RuntimeError):
+    """Base class of lake failures."""
+
+
+class LakeLockTimeoutError(LakeError):
+    """Another process held the lake longer than the lock timeout."""
+
+
+class UnknownTableError(LakeError, ValueError):
+    """A write named a table the lake does not version."""
+
+
+class ReadOnlyQueryError(LakeError, ValueError):
+    """A read-only query tried to change the lake."""
+
+
+@dataclass(frozen=True)
+class TableWrite:
+    """The complete new version of one partition of one table."""
+
+    table: str
+    frame: pl.DataFrame
+    partition_key: str = ""
+    """'' for unpartitioned tables."""
+
+
+@dataclass(frozen=True)
+class WriteReceipt:
+    table: str
+    partition_key: str
+    write_id: str
+    row_count: int
+
+
+class Lake:
+    """All access to the lake file goes through this class."""
+
+    def __init__(self, path: Path, *, lock_timeout: float = 600.0) -> None:
+        self.path = path
+        self.lock_path = path.with_name(path.name + ".lock")
+        self.lock_timeout = lock_timeout
+
+    @contextmanager
+    def _locked(self, *, exclusive: bool) -> Iterator[None]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+        with self.lock_path.open("a+") as handle:
+            deadline = time.monotonic() + self.lock_timeout
+            while True:
+                try:
+                    fcntl.flock(handle.fileno(), mode | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise LakeLockTimeoutError(
+                            f"lake {self.path} stayed locked by another process for {self.lock_timeout:.0f} s"
+                        ) from None
+                    time.sleep(LOCK_POLL_SECONDS)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._locked(exclusive=True):
+            con = duckdb.connect(str(self.path))
+            try:
+                con.begin()
+                try:
+                    yield con
+                except BaseException:
+                    con.rollback()
+                    raise
+                con.commit()
+            finally:
+                con.close()
+
+    def ensure_schema(self) -> None:
+        """Create every table (idempotent DDL) and (re)create every view."""
+        with self._transaction() as con:
+            _apply_schema(con)
+
+    def write(
+        self, writes: Sequence[TableWrite], *, run_id: str, code_version: str
+    ) -> list[WriteReceipt]:
+        """Append new versions of several table partitions in one transaction: all become visible, or none."""
+        for item in writes:
+            if item.table not in VERSIONED_TABLES:
+                raise UnknownTableError(f"{item.table!r} is not a versioned lake table")
+        materialized_at = datetime.now(UTC)
+        receipts = []
+        with self._transaction() as con:
+            _apply_schema(con)
+            for item in writes:
+                receipts.append(_append(con, item, run_id, code_version, materialized_at))
+        return receipts
+
+    def query(self, sql: str, params: Mapping[str, Any] | Sequence[Any] | None = None) -> pl.DataFrame:
+        """Run one read-only query; the lake's schema must exist (an empty lake has no views yet)."""
+        if not self.path.exists():
+            self.ensure_schema()
+        with self._locked(exclusive=False):
+            con = duckdb.connect(str(self.path), read_only=True)
+            try:
+                return con.sql(sql, params=params).pl()
+            except duckdb.Error as exc:
+                if "read-only" in str(exc).lower():
+                    raise ReadOnlyQueryError(f"the lake is read-only here: {exc}") from exc
+                raise
+            finally:
+                con.close()
+
+
+def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
+    for _, statement in ordered_statements("ddl"):
+        con.execute(statement)
+    for _, statement in ordered_statements("views"):
+        con.execute(statement)
+
+
+def _append(
+    con: duckdb.DuckDBPyConnection,
+    item: TableWrite,
+    run_id: str,
+    code_version: str,
+    materialized_at: datetime,
+) -> WriteReceipt:
+    write_id = uuid.uuid4().hex
+    bound = {
+        "write_id": write_id,
+        "run_id": run_id,
+        "materialized_at": materialized_at,
+        "code_version": code_version,
+        "partition_key": item.partition_key,
+    }
+    # Registering again under the same name replaces the previous write's frame.
+    con.register("incoming", item.frame.to_arrow())
+    con.execute(load_sql(f"dml/insert_{item.table}_versions"), bound)
+    con.execute(
+        load_sql("dml/record_materialization"),
+        {**bound, "table_name": item.table, "row_count": item.frame.height},
+    )
+    return WriteReceipt(item.table, item.partition_key, write_id, item.frame.height)

@@ -1,0 +1,11 @@
+-- Grain: one row per committed write of one table partition (the version register of the lake).
+CREATE TABLE IF NOT EXISTS materializations (
+    seq BIGINT PRIMARY KEY DEFAULT nextval('materialization_seq'),
+    write_id VARCHAR NOT NULL UNIQUE,      -- joins the rows this write appended
+    table_name VARCHAR NOT NULL,
+    partition_key VARCHAR NOT NULL,        -- '' for unpartitioned tables, else e.g. the domain
+    run_id VARCHAR NOT NULL,               -- the Dagster run (or CLI run) that wrote it
+    materialized_at TIMESTAMPTZ NOT NULL,
+    code_version VARCHAR NOT NULL,
+    row_count BIGINT NOT NULL
+);

@@ -68,14 +68,15 @@ def skill_catalog(
             "skills_root": config.skills_root,
             "domains": _counts(catalog.skills, "domain"),
             "status": _counts(catalog.skills, "status"),
-            "preview": dg.MetadataValue.md(
-                markdown_table(catalog.skills.select("path", "name", "status", "domain"))
-            ),
+            "preview": dg.MetadataValue.md(markdown_table(catalog.skills.select("path", "name", "status", "domain"))),
         },
     )
     yield dg.MaterializeResult(
         asset_key="skill_files",
-        metadata={"dagster/row_count": catalog.skill_files.height, "kinds": _counts(catalog.skill_files, "kind")},
+        metadata={
+            "dagster/row_count": catalog.skill_files.height,
+            "kinds": _counts(catalog.skill_files, "kind"),
+        },
     )
 
 

@@ -67,7 +67,7 @@ def run(skills_root: Path | None, home: Path | None, workers: int) -> None:
 
 
 def _catalog_and_report(skills_root: Path, home: Home, workers: int) -> None:
-    from skill2env.definitions import PipelineRunError, run_catalog  # noqa: PLC0415 - defers importing Dagster
+    from skill2env.definitions import PipelineRunError, run_catalog
 
     started = time.monotonic()
     with console.status(f"Cataloging and curating skills under {skills_root} …"):
@@ -140,7 +140,7 @@ def _print_frame(frame: pl.DataFrame, output_format: str) -> None:
 @click.option("--port", default=3000, show_default=True, type=int)
 def ui(home: Path | None, host: str, port: int) -> None:
     """Start the Dagster UI (webserver + daemon) on this project, with run history under the home."""
-    from skill2env.definitions import set_pool_limits  # noqa: PLC0415
+    from skill2env.definitions import set_pool_limits
 
     resolved = Home.resolve(home)
     activate_home(resolved)

@@ -7,7 +7,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from skill2env.lake.lake import Lake  # noqa: E402
+from skill2env.lake.lake import Lake
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "skills-dev"
 

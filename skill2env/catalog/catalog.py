@@ -48,9 +48,7 @@ def profile_chunk(folders: list[SkillFolder]) -> tuple[pl.DataFrame, pl.DataFram
     return catalog_frames([profile_skill(folder) for folder in folders])
 
 
-def catalog_skills(
-    root: Path, *, workers: int | None = None, progress: ProgressCallback | None = None
-) -> Catalog:
+def catalog_skills(root: Path, *, workers: int | None = None, progress: ProgressCallback | None = None) -> Catalog:
     """Catalog every skill folder under `root`. Bad content becomes rows with a status, not errors."""
     if not root.is_dir():
         raise SkillsRootError(f"skills root {root} does not exist or is not a directory")

@@ -95,7 +95,7 @@ def _list_entries(
         child_rel = entry.name if relpath == "." else f"{relpath}/{entry.name}"
         if entry.is_symlink():
             if owner is not None:
-                _add_file(owner, child_rel, _symlink_listing(root, entry))
+                _add_file(owner, child_rel, _symlink_listing(entry))
             continue
         if entry.is_dir(follow_symlinks=False):
             if entry.name not in IGNORED_DIRS:
@@ -123,9 +123,9 @@ def _file_listing(entry: os.DirEntry[str]) -> tuple[int, bool, str | None, bool]
     return (st.st_size, False, None, entry.is_file(follow_symlinks=False))
 
 
-def _symlink_listing(root: Path, entry: os.DirEntry[str]) -> tuple[int, bool, str | None, bool]:
+def _symlink_listing(entry: os.DirEntry[str]) -> tuple[int, bool, str | None, bool]:
     try:
-        target = os.readlink(entry.path)
+        target = str(Path(entry.path).readlink())
     except OSError:
         target = None
     return (0, True, target, False)

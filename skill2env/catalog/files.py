@@ -135,8 +135,9 @@ def _shebang_language(line: str) -> str | None:
     if not words:
         return None
     interpreter = PurePosixPath(words[0]).name
-    if interpreter == "env" and len(words) > 1:
-        interpreter = words[-1] if words[1].startswith("-") else words[1]
+    if interpreter == "env":
+        arguments = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+        interpreter = arguments[0] if arguments else ""
     interpreter = interpreter.rstrip("0123456789.")
     return SHEBANG_LANGUAGES.get(interpreter)
 

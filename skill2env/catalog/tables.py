@@ -44,9 +44,7 @@ SKILLS_SCHEMA = pl.Schema(
         "cli_tools": _STR_LIST,
         "dependencies": pl.List(pl.Struct({"ecosystem": pl.String, "name": pl.String, "source": pl.String})),
         "env_vars": _STR_LIST,
-        "signals": pl.List(
-            pl.Struct({"code": pl.String, "file": pl.String, "line": pl.Int64, "excerpt": pl.String})
-        ),
+        "signals": pl.List(pl.Struct({"code": pl.String, "file": pl.String, "line": pl.Int64, "excerpt": pl.String})),
         "n_files": pl.Int64,
         "total_bytes": pl.Int64,
         "inventory_truncated": pl.Boolean,

@@ -111,9 +111,7 @@ class Lake:
         with self._transaction() as con:
             _apply_schema(con)
 
-    def write(
-        self, writes: Sequence[TableWrite], *, run_id: str, code_version: str
-    ) -> list[WriteReceipt]:
+    def write(self, writes: Sequence[TableWrite], *, run_id: str, code_version: str) -> list[WriteReceipt]:
         """Append new versions of several table partitions in one transaction: all become visible, or none."""
         for item in writes:
             if item.table not in VERSIONED_TABLES:

@@ -1,0 +1,109 @@
+"""Catalog + curation throughput at the paper's scale (~47,000 skill folders).
+
+    python benchmarks/catalog.py [--corpus DIR] [--target 47000] [--workers 0]
+
+Replicates the development corpus into a temporary tree until it holds `--target` skill
+folders (each replica's SKILL.md gets a unique line so content digests differ; other files
+are hard links), then times, in this one run:
+
+* the floor: walking the tree and reading + hashing every byte (what any catalog must do);
+* the pipeline: `skill2env catalog`'s path (Dagster in-process: catalog → lake → curation
+  of every domain partition → lake) into a fresh lake.
+
+Prints skills/s, the pipeline/floor ratio and peak RSS (this process and its workers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from skill2env.catalog.discover import discover_skills
+from skill2env.home import Home
+
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "skills-dev"
+
+
+def replicate(corpus: Path, target: int, dest: Path) -> int:
+    """Copy the corpus's skill folders into `dest` until it holds at least `target` of them."""
+    originals = sorted({folder.relpath for folder in discover_skills(corpus) if folder.nested_in is None})
+    replicas = -(-target // len(originals))
+    for replica in range(replicas):
+        for relpath in originals:
+            _copy_skill(corpus / relpath, dest / f"r{replica:03d}" / relpath, replica)
+    return sum(1 for _ in discover_skills(dest))
+
+
+def _copy_skill(source: Path, target: Path, replica: int) -> None:
+    for directory, _, files in os.walk(source):
+        out_dir = target / Path(directory).relative_to(source)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            src, dst = Path(directory) / name, out_dir / name
+            if src.is_symlink():
+                continue
+            if name.lower() in ("skill.md", "skills.md"):
+                dst.write_bytes(src.read_bytes() + f"\n<!-- replica {replica} -->\n".encode())
+            else:
+                os.link(src, dst)
+
+
+def read_floor(root: Path) -> float:
+    """Seconds to walk `root` and read + sha256 every regular file."""
+    started = time.perf_counter()
+    for directory, _, files in os.walk(root):
+        for name in files:
+            path = Path(directory) / name
+            if not path.is_symlink():
+                hashlib.sha256(path.read_bytes()).hexdigest()
+    return time.perf_counter() - started
+
+
+def peak_rss_mib() -> tuple[float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return own, children
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--target", type=int, default=47_000)
+    parser.add_argument("--workers", type=int, default=0)
+    parser.add_argument("--keep", action="store_true", help="keep the replicated tree and the lake")
+    args = parser.parse_args()
+    if not args.corpus.is_dir():
+        parser.error(f"corpus {args.corpus} not found")
+
+    from skill2env.definitions import run_catalog
+
+    work = Path(tempfile.mkdtemp(prefix="skill2env-bench-"))
+    try:
+        started = time.perf_counter()
+        folders = replicate(args.corpus, args.target, work / "skills")
+        print(f"replicated {folders} skill folders in {time.perf_counter() - started:.1f} s under {work}")
+        floor = read_floor(work / "skills")
+        print(f"floor (walk + read + sha256 every file): {floor:.1f} s, {folders / floor:,.0f} skills/s")
+        started = time.perf_counter()
+        outcome = run_catalog(Home(work / "home"), work / "skills", workers=args.workers)
+        elapsed = time.perf_counter() - started
+        own, children = peak_rss_mib()
+        total = outcome.funnel.filter(outcome.funnel["domain"] == "*").row(0, named=True)
+        print(f"pipeline (catalog + curation into a fresh lake): {elapsed:.1f} s, "
+              f"{outcome.skills / elapsed:,.0f} skills/s, {elapsed / floor:.1f}x the floor")  # fmt: skip
+        print(f"skills cataloged: {outcome.skills}; curated: {total['curated']} ({total['curated_pct']} %)")
+        print(f"peak RSS: main process {own:,.0f} MiB, largest worker {children:,.0f} MiB")
+        print(f"lake size: {(work / 'home' / 'lake.duckdb').stat().st_size / 2**20:,.0f} MiB")
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

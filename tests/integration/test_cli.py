@@ -1,0 +1,70 @@
+"""The `skill2env` command line, end to end, in a temporary home."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from skill_trees import small_tree
+
+from skill2env.cli import main
+from skill2env.home import EXAMPLE_SKILLS
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
+    monkeypatch.setenv("SKILL2ENV_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("SKILL2ENV_SKILLS", raising=False)
+    return CliRunner()
+
+
+def test_run_catalogs_the_bundled_examples_and_prints_the_funnel(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["run"], catch_exceptions=False)
+
+    assert result.exit_code == 0, result.output
+    examples = sum(1 for p in EXAMPLE_SKILLS.iterdir() if (p / "SKILL.md").is_file())
+    assert f"Cataloged {examples} skill folders" in result.output
+    assert "Curation funnel" in result.output
+    assert "all domains" in result.output
+
+
+def test_catalog_then_query_as_csv_and_json(runner: CliRunner, tmp_path: Path) -> None:
+    root = small_tree(tmp_path / "skills")
+    assert runner.invoke(main, ["catalog", "--skills", str(root), "--workers", "1"]).exit_code == 0
+
+    csv_out = runner.invoke(main, ["sql", "SELECT path, curated FROM curated_skills ORDER BY path", "--format", "csv"])
+    assert csv_out.exit_code == 0
+    assert csv_out.stdout.splitlines() == [
+        "path,curated",
+        "others/draft,false",
+        "others/fast-setup,false",
+        "team/csv-report,true",
+        "team/notes-export,false",
+    ]
+    json_out = runner.invoke(main, ["sql", "SELECT path, reasons FROM curated_skills WHERE path = 'others/fast-setup'",
+                                    "--format", "json"])  # fmt: skip
+    (row,) = json.loads(json_out.stdout)
+    assert any(reason.startswith("malicious:") for reason in row["reasons"])
+
+
+def test_sql_refuses_to_write(runner: CliRunner, tmp_path: Path) -> None:
+    runner.invoke(main, ["catalog", "--skills", str(small_tree(tmp_path / "skills")), "--workers", "1"])
+    result = runner.invoke(main, ["sql", "DELETE FROM skills_versions"])
+    assert result.exit_code == 1
+    assert "read-only" in result.output
+
+
+def test_sql_without_a_lake_says_what_to_do(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["sql", "SELECT 1"])
+    assert result.exit_code == 2
+    assert "skill2env catalog" in result.output
+
+
+def test_catalog_of_a_missing_folder_is_a_usage_error(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(main, ["catalog", "--skills", str(tmp_path / "nope")])
+    assert result.exit_code == 2
+    assert "does not exist" in result.output

@@ -1,0 +1,110 @@
+"""`skill2env ui` serves the Dagster UI with the catalog assets, and a run launched from it succeeds."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from skill_trees import small_tree
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+SKILL2ENV = Path(sys.executable).parent / "skill2env"
+START_TIMEOUT = 180
+RUN_TIMEOUT = 240
+
+ASSETS_QUERY = """{ assetNodes { assetKey { path } isPartitioned partitionDefinition { type name } } }"""
+REPOSITORY_QUERY = """{ repositoriesOrError { ... on RepositoryConnection { nodes { name location { name } } } } }"""
+LAUNCH = """mutation($params: ExecutionParams!) { launchRun(executionParams: $params) {
+  __typename ... on LaunchRunSuccess { run { runId } } ... on PythonError { message }
+  ... on RunConfigValidationInvalid { errors { message } } } }"""
+RUN_STATUS = """query($id: ID!) { runOrError(runId: $id) { ... on Run { status } } }"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def graphql(base: str, query: str, variables: dict[str, object] | None = None) -> dict:
+    body = json.dumps({"query": query, "variables": variables or {}}).encode()
+    request = urllib.request.Request(f"{base}/graphql", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        payload = json.loads(response.read())
+    if payload.get("errors"):
+        raise AssertionError(payload["errors"])
+    return payload["data"]
+
+
+def wait_until_up(base: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"skill2env ui exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{base}/server_info", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(1)
+    raise AssertionError("the UI did not come up in time")
+
+
+@pytest.fixture
+def ui(tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "SKILL2ENV_HOME": str(tmp_path / "home"),
+        "SKILL2ENV_SKILLS": str(small_tree(tmp_path / "skills")),
+    }
+    process = subprocess.Popen(
+        [str(SKILL2ENV), "ui", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(base, process)
+        yield base
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_ui_serves_the_catalog_assets_and_runs_the_catalog(ui: str) -> None:
+    nodes = {"/".join(n["assetKey"]["path"]): n for n in graphql(ui, ASSETS_QUERY)["assetNodes"]}
+    assert set(nodes) == {"skills", "skill_files", "curated_skills"}
+    assert nodes["curated_skills"]["isPartitioned"]
+    assert nodes["curated_skills"]["partitionDefinition"]["type"] == "DYNAMIC"
+
+    (repository,) = graphql(ui, REPOSITORY_QUERY)["repositoriesOrError"]["nodes"]
+    selector = {"repositoryLocationName": repository["location"]["name"], "repositoryName": repository["name"],
+                "jobName": "catalog_job"}  # fmt: skip
+    launched = graphql(ui, LAUNCH, {"params": {"selector": selector, "runConfigData": {}}})["launchRun"]
+    assert launched["__typename"] == "LaunchRunSuccess", launched
+    run_id = launched["run"]["runId"]
+    deadline, status = time.monotonic() + RUN_TIMEOUT, None
+    while time.monotonic() < deadline:
+        status = graphql(ui, RUN_STATUS, {"id": run_id})["runOrError"]["status"]
+        if status in ("SUCCESS", "FAILURE", "CANCELED"):
+            break
+        time.sleep(2)
+    assert status == "SUCCESS"

@@ -1,6 +1,5 @@
 """The skill catalog: `skills` and `skill_files`, written together from one walk of the skills root."""
 
-from __future__ import annotations
 
 import time
 from collections.abc import Iterator
@@ -57,7 +56,7 @@ def skill_catalog(
     )
     lake.lake().write(
         [TableWrite("skills", catalog.skills), TableWrite("skill_files", catalog.skill_files)],
-        run_id=context.run_id,
+        run_id=context.run.run_id,
         code_version=CODE_VERSION,
     )
     _register_domains(context.instance, catalog)

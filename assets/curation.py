@@ -1,6 +1,7 @@
 """Curation: `curated_skills`, one domain partition at a time (or a range in one run)."""
 
-from __future__ import annotations
+
+import warnings
 
 import dagster as dg
 
@@ -12,6 +13,9 @@ from skill2env.lake.lake import TableWrite
 from skill2env.lake.sqlfiles import load_sql
 
 CODE_VERSION = "curation-1"
+
+# A single-run backfill policy is how a partition range runs as one run; its "beta" label is noise for users.
+warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*backfill_policy.*")
 
 
 @dg.asset(
@@ -31,7 +35,7 @@ def curated_skills(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.
         skills = store.query(load_sql("queries/skills_of_domain"), {"domain": domain})
         writes.append(TableWrite("curated_skills", curate_partition(skills, domain), partition_key=domain))
         context.log.info(f"curated {skills.height} skills of domain {domain}")
-    store.write(writes, run_id=context.run_id, code_version=CODE_VERSION)
+    store.write(writes, run_id=context.run.run_id, code_version=CODE_VERSION)
     funnel = store.query(load_sql("queries/funnel_for_domains"), {"domains": domains})
     curated = sum(int(w.frame.get_column("curated").sum()) for w in writes)
     return dg.MaterializeResult(

@@ -21,7 +21,13 @@ from skill2env.lake.lake import Lake, LakeError
 
 FUNNEL_STAGES = ("found", "parsed", "practical", "compatible", "feasible", "safe", "curated")
 
+TABLE_MIN_WIDTH = 132
 console = Console(stderr=True)
+
+
+def _table_console() -> Console:
+    """Standard output, at least wide enough for the funnel even when piped (rich assumes 80 then)."""
+    return Console(width=max(Console().width, TABLE_MIN_WIDTH))
 home_option = click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),
@@ -96,7 +102,7 @@ def _print_funnel(funnel: pl.DataFrame) -> None:
         style = "bold" if row["domain"] == "*" else None
         values = [str(row[s]) for s in FUNNEL_STAGES]
         table.add_row(label, *values, f"{row['curated_pct']}", style=style)
-    Console().print(table)
+    _table_console().print(table)
 
 
 @main.command()
@@ -130,7 +136,7 @@ def _print_frame(frame: pl.DataFrame, output_format: str) -> None:
             table.add_column(column, overflow="fold")
         for row in frame.iter_rows():
             table.add_row(*("" if v is None else str(v) for v in row))
-        Console().print(table)
+        _table_console().print(table)
         console.print(f"{frame.height} rows")
 
 

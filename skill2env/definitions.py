@@ -15,7 +15,7 @@ import polars as pl
 
 from assets.catalog import skill_catalog
 from assets.curation import curated_skills
-from assets.partitions import DOMAIN_PARTITIONS_NAME, domain_partitions
+from assets.partitions import DOMAIN_PARTITIONS_NAME
 from resources.lake import LakeResource
 from skill2env.home import Home, activate_home
 from skill2env.lake.lake import Lake
@@ -26,7 +26,6 @@ catalog_job = dg.define_asset_job(
 curation_job = dg.define_asset_job(
     "curation_job",
     selection=["curated_skills"],
-    partitions_def=domain_partitions,
     description="Curate skills by domain partition; a partition range runs as one run.",
 )
 RANGE_START_TAG = "dagster/asset_partition_range_start"

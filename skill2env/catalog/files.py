@@ -119,15 +119,21 @@ def _decode(sha256: str, head: bytes, size: int, text_cap: int) -> FileContent:
 
 def language_of(relpath: str, first_line: str | None = None) -> str | None:
     """Programming / markup language by file name, extension, or shebang."""
-    name = PurePosixPath(relpath).name.lower()
+    name = relpath.rsplit("/", 1)[-1].lower()
     if name in LANGUAGE_BY_NAME:
         return LANGUAGE_BY_NAME[name]
-    suffix = PurePosixPath(name).suffix
+    suffix = _suffix(name)
     if suffix in LANGUAGE_BY_SUFFIX:
         return LANGUAGE_BY_SUFFIX[suffix]
     if first_line and first_line.startswith("#!"):
         return _shebang_language(first_line)
     return None
+
+
+def _suffix(name: str) -> str:
+    """`.py` for `run.py`, '' for `Makefile` and for dot-files such as `.env` (as pathlib does)."""
+    dot = name.rfind(".")
+    return name[dot:] if dot > 0 else ""
 
 
 def _shebang_language(line: str) -> str | None:
@@ -146,14 +152,13 @@ def kind_of(relpath: str, language: str | None, is_text: bool, is_skill_md: bool
     """Coarse role of a file inside a skill folder."""
     if is_skill_md:
         return FileKind.skill_md
-    posix = PurePosixPath(relpath)
-    name = posix.name.lower()
-    suffix = posix.suffix.lower()
+    *folders, name = relpath.lower().split("/")
+    suffix = _suffix(name)
     if name.startswith(LICENSE_PREFIXES):
         return FileKind.license
     if name in CONFIG_NAMES:
         return FileKind.config
-    if suffix in TEMPLATE_SUFFIXES or any(p.lower() in ("templates", "template") for p in posix.parts[:-1]):
+    if suffix in TEMPLATE_SUFFIXES or "templates" in folders or "template" in folders:
         return FileKind.template
     if language in SCRIPT_LANGUAGES:
         return FileKind.script

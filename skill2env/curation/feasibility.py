@@ -1,0 +1,411 @@
+"""Criterion 3, deployment feasibility: can the skill be exercised without outside commitments?
+
+Fails what needs a key from a commercial service (`needs:paid-api-key:<VAR>`), a live personal
+or company account (`needs:live-account:<service>`), real money (`needs:real-money`), or a
+hosted service that cannot run in a container (`needs:external-service:<what>`).
+
+Keys that a local, self-hostable service provides, secrets the user generates (JWT, session,
+webhook signing), and optional keys of free public data sources are not requirements. Mentions
+are weighed by where they are: ClawHub's `requires.env` is decisive, SKILL.md and scripts count,
+long references do not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from skill2env.catalog.models import Signal, SkillRecord
+from skill2env.catalog.signals import CREDENTIAL_NAME, SUBJECT_PATH, evidence_line, scan_text
+from skill2env.curation.models import Criterion, Outcome, Verdict
+from skill2env.curation.practical import skill_body, skill_subject
+
+_GENERIC_PREFIXES = (
+    "YOUR_", "MY_", "EXAMPLE_", "SAMPLE_", "TEST_", "FAKE_", "DUMMY_", "XXX", "SERVICE_", "SERVICENAME_",
+    "PROVIDER_", "VENDOR_", "THIRD_PARTY_", "PROD_", "DEV_", "STAGING_", "NEW_", "OLD_", "OTHER_",
+)  # fmt: skip
+_GENERIC_NAMES = frozenset(
+    {"API_KEY", "API_TOKEN", "SECRET_KEY", "ACCESS_TOKEN", "AUTH_TOKEN", "ACCESS_KEY", "PUBLIC_KEY", "PRIVATE_KEY",
+     "CLIENT_ID", "CLIENT_SECRET", "APP_KEY", "BEARER_TOKEN", "REFRESH_TOKEN", "ID_TOKEN", "USER_PASSWORD"}
+)  # fmt: skip
+# Secrets the user makes up, and credentials of services that run locally or self-hosted.
+_LOCAL_PREFIXES = (
+    "JWT_", "SESSION_", "ENCRYPTION_", "SIGNING_", "COOKIE_", "CSRF_", "NEXTAUTH_", "AUTH_SECRET", "APP_SECRET",
+    "DJANGO_", "FLASK_", "RAILS_", "LARAVEL_", "ADMIN_", "ROOT_", "DB_", "DATABASE_", "POSTGRES", "PG", "MYSQL",
+    "MARIADB", "REDIS", "MONGO", "RABBITMQ", "AMQP", "KAFKA", "ELASTIC", "OPENSEARCH", "MINIO", "VAULT_",
+    "LOCAL_", "LOCALHOST", "GRAFANA", "PROMETHEUS", "OLLAMA", "QDRANT", "CHROMA", "WEAVIATE", "MEILI",
+    "TYPESENSE", "NEO4J", "CLICKHOUSE", "SUPABASE_ANON", "PIHOLE", "OVERSEERR", "RADARR", "SONARR", "LIDARR",
+    "PROWLARR", "JELLYFIN", "EMBY", "FRESHRSS", "BOOKSTACK", "NEXTCLOUD", "GITEA", "FORGEJO", "PAPERLESS",
+    "IMMICH", "MEALIE", "N8N", "NODE_RED", "AIRFLOW", "MLFLOW", "KEEP_", "WEBHOOK_", "SMTP_", "IMAP_",
+)  # fmt: skip
+_LOCAL_SUFFIXES = ("_WEBHOOK_SECRET", "_SIGNING_SECRET", "_SIGNING_KEY", "_ENCRYPTION_KEY", "_PUBLIC_KEY")
+_SECRET_WORD = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|EMAIL|USER|ACCOUNT|CREDENTIAL", re.I)
+_WALLET = re.compile(r"WALLET|SOLANA|ETH|EVM|BTC|BITCOIN|MNEMONIC|SEED|CRYPTO|CHAIN|LIGHTNING|BASE_", re.I)
+_OPTIONAL_LINE = re.compile(
+    r"\boptional(?:ly)?\b|\bnot\s+required\b|\b(?:is|are|but)\s+recommended\b|\|\s*recommended\b"
+    r"|\bif\s+(?:you\s+have|available|set)\b|\bhigher\s+rate|\brate[- ]limits?\b|\|\s*no\b|\bfallback\b"
+    r"|\bno\s+(?:api\s+)?key\b",
+    re.IGNORECASE,
+)
+# Logging in to an account of one's own, as opposed to implementing a login flow.
+_PERSONAL_LOGIN = re.compile(
+    r"\byour\b|\bmy\b|`[a-z][\w.-]*\s+(?:auth\s+)?login\b|^\s*(?:\$\s*)?[a-z][\w.-]*\s+(?:auth\s+)?login\b"
+    r"|\bbot\s+token\b|\bpersonal\s+access\s+token\b|\bapp[- ]specific\s+password\b|\bsession\s+cookies?\b",
+    re.IGNORECASE,
+)
+_SETUP_LINE = re.compile(
+    r"\bexport\s|\bset\s|\.env\b|\benv(?:ironment)?\s+var|\brequire[sd]?\b|\bneeds?\b|\bmust\b|\bconfigure"
+    r"|\b(?:get|obtain|create|generate)\b[^\n]{0,40}\b(?:key|token)|\bfrom\s+https?://|^\s*[-*]?\s*`?[A-Z][A-Z0-9_]+`?\s*[:=—-]",
+    re.IGNORECASE,
+)
+_KEYS_OPTIONAL = re.compile(
+    r"\b(?:no|without(?:\s+an?)?)\s+(?:api[- ]?)?keys?\s+(?:needed|required|necessary)\b|\bno\s+api[- ]?key\b"
+    r"|\bapi[- ]?keys?\s+(?:are|is)\s+(?:optional|not\s+(?:needed|required))\b|\bfully\s+open\b"
+    r"|\bno\s+(?:auth|authentication|registration|sign-?up|account)\s+(?:needed|required)\b|\bkeyless\b",
+    re.IGNORECASE,
+)
+_SIMULATED = re.compile(
+    r"\bread[- ]only\b|\bpaper[- ]trading\b|\bsimulat(?:ed|ion|or)\b|\bbacktest|\btestnet\b|\bsandbox\b|\bmock\b"
+    r"|\bdevnet\b|\blocal\s+(?:chain|node|fork)\b|\bhardhat\b|\bfoundry\b|\banvil\b",
+    re.IGNORECASE,
+)
+_MONEY_SUBJECT = re.compile(
+    r"\btrad(?:e|es|ing)\b|\bexchange\b|\bwallets?\b|\bpayments?\b|\bpay\b|\bcheckout\b|\bbid(?:s|ding)?\b|\bauctions?\b"
+    r"|\bswap\b|\bdex\b|\bdefi\b|\bbuy\b|\bsell\b|\border\s+(?:food|groceries)|\btransfers?\b|\bbrokerage\b"
+    r"|\bmicropayments?\b|\bx402\b|\busdc\b|\bstablecoins?\b|\bportfolio\b|\bbank(?:ing)?\b|\bstripe\b|\bpaypal\b",
+    re.IGNORECASE,
+)
+# Words near a service name that show the skill works on an account, not just about the service.
+_ACCOUNT_CONTEXT = re.compile(
+    r"\b(?:your|my|user'?s|their|account|inbox|messages?|dms?|chats?|channels?|servers?|workspaces?|tasks?"
+    r"|projects?|issues?|pull\s+requests?|prs|repos?|timelines?|tweets?|posts?|feeds?|profiles?|contacts?"
+    r"|calendars?|events?|emails?|notes?|data|history|stats|activity|sleep|workouts?|highlights?|vault"
+    r"|send|post|read|reply|manage|sync|upload|publish|control|interact|access|query|fetch)\b",
+    re.IGNORECASE,
+)
+
+
+_HOST = re.compile(r"(?:https?|wss?)://([a-z0-9.-]+)", re.IGNORECASE)
+_URL = re.compile(r"\b(?:https?|wss?)://\S+|\b(?:github|gitlab)\.com/\S+", re.IGNORECASE)
+_LOCAL_URL = re.compile(
+    r"\blocalhost\b|\b127\.0\.0\.1\b|\b0\.0\.0\.0\b|\b192\.168\.|\b10\.\d+\.|\.local\b|\bexample\.(?:com|org|net)\b",
+    re.IGNORECASE,
+)
+_SELF_HOSTED = re.compile(
+    r"\bself[- ]hosted\b|\byour\s+own\s+(?:\w+\s+)?(?:server|instance)\b|\blocal\s+(?:instance|server|network|lan)\b"
+    r"|\bon\s+your\s+(?:lan|network)\b",
+    re.IGNORECASE,
+)
+_BENIGN_HOST = re.compile(
+    r"^(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+)$|\.local$|\.localhost$"
+    r"|(?:^|\.)(?:example\.(?:com|org|net)|github\.com|githubusercontent\.com|gitlab\.com|pypi\.org|npmjs\.(?:org|com)"
+    r"|w3\.org|schema\.org|json-schema\.org|shields\.io|jsdelivr\.net|unpkg\.com|cdnjs\.cloudflare\.com|"
+    r"googleapis\.com|readthedocs\.io)$|^(?:your|my)[\w-]*\.|yourdomain|your-|\{|\$",
+    re.IGNORECASE,
+)
+_NEED_STATING_SUFFIXES = (".py", ".sh", ".js", ".mjs", ".ts", ".rb", ".go", ".rs", ".ps1", ".env", ".example")
+KEYS_OPTIONAL_WITHIN = 3_000
+"""A "no API key needed" statement counts for the whole skill only in the opening of SKILL.md."""
+MIN_API_REQUESTS = 2
+"""A remote host the SKILL.md sends this many requests to is a service the skill depends on."""
+
+
+@dataclass(frozen=True)
+class Service:
+    """A hosted service whose use means a live account: personal or company data behind a login."""
+
+    slug: str
+    pattern: re.Pattern[str]
+    """How the skill's name or description names the service."""
+    env_prefixes: tuple[str, ...]
+    """How its credential variables start (`SLACK_BOT_TOKEN`)."""
+
+
+def _service(slug: str, pattern: str, env_prefixes: str = "") -> Service:
+    prefixes = tuple(env_prefixes.split()) or (slug.upper().replace("-", "_"),)
+    return Service(slug, re.compile(pattern, re.IGNORECASE), prefixes)
+
+
+SERVICES: tuple[Service, ...] = (
+    _service("gmail", r"\bgmail\b|\bgoogle\s+mail\b", "GMAIL"),
+    _service(
+        "google-workspace",
+        r"\bgoogle\s+(?:calendar|drive|docs|sheets|workspace|contacts)\b|\bgcal\b",
+        "GOOGLE_CALENDAR GOOGLE_DRIVE GOOGLE_OAUTH GOOGLE_CLIENT GCAL GDRIVE",
+    ),
+    _service(
+        "outlook",
+        r"\boutlook\b|\bmicrosoft\s+365\b|\bms365\b|\boffice\s+365\b|\bexchange\s+online\b",
+        "OUTLOOK MS365 MICROSOFT AZURE_AD",
+    ),
+    _service("email", r"\bemails?\b[^\n]{0,40}\b(?:inbox|send|read|imap|smtp|providers?)\b|\binbox\b", "EMAIL"),
+    _service("slack", r"\bslack\b", "SLACK"),
+    _service("discord", r"\bdiscord\b", "DISCORD"),
+    _service("telegram", r"\btelegram\b", "TELEGRAM TG_"),
+    _service("whatsapp", r"\bwhatsapp\b", "WHATSAPP WA_"),
+    _service("imessage", r"\bimessages?\b|\bbluebubbles\b", "IMESSAGE BLUEBUBBLES"),
+    _service("twitter", r"\btwitter\b|\bx\.com\b|\bx/twitter\b", "TWITTER X_ XAI_X"),
+    _service("instagram", r"\binstagram\b", "INSTAGRAM IG_"),
+    _service("facebook", r"\bfacebook\b|\bmeta\s+(?:ads|business)\b", "FACEBOOK FB_ META_"),
+    _service("linkedin", r"\blinkedin\b", "LINKEDIN"),
+    _service("reddit", r"\breddit\b", "REDDIT"),
+    _service("tiktok", r"\btiktok\b", "TIKTOK"),
+    _service("mastodon", r"\bmastodon\b", "MASTODON"),
+    _service("bluesky", r"\bbluesky\b|\bbsky\b", "BLUESKY BSKY"),
+    _service("youtube", r"\byoutube\s+(?:channel|upload|studio|account|data\s+api)\b", "YOUTUBE"),
+    _service("notion", r"\bnotion\b", "NOTION"),
+    _service("todoist", r"\btodoist\b", "TODOIST"),
+    _service("ticktick", r"\bticktick\b", "TICKTICK"),
+    _service("trello", r"\btrello\b", "TRELLO"),
+    _service("asana", r"\basana\b", "ASANA"),
+    _service("linear", r"\blinear(?:\.app)?\s+(?:issues?|api|projects?|app|cli)\b|\blinear\.app\b", "LINEAR"),
+    _service("jira", r"\bjira\b|\bconfluence\b|\batlassian\b", "JIRA CONFLUENCE ATLASSIAN"),
+    _service("clickup", r"\bclickup\b", "CLICKUP"),
+    _service("airtable", r"\bairtable\b", "AIRTABLE"),
+    _service("github", r"\bgithub\b|\bgh\s+(?:cli|pr|issue|api)\b", "GITHUB GH_"),
+    _service("gitlab", r"\bgitlab\b|\bglab\b", "GITLAB GLAB"),
+    _service("salesforce", r"\bsalesforce\b", "SALESFORCE SF_ SFDC"),
+    _service("hubspot", r"\bhubspot\b", "HUBSPOT"),
+    _service("shopify", r"\bshopify\b", "SHOPIFY"),
+    _service("spotify", r"\bspotify\b", "SPOTIFY"),
+    _service("lastfm", r"\blast\.?fm\b", "LASTFM"),
+    _service("strava", r"\bstrava\b", "STRAVA"),
+    _service("garmin", r"\bgarmin\b", "GARMIN"),
+    _service("fitbit", r"\bfitbit\b", "FITBIT"),
+    _service("oura", r"\boura\b", "OURA"),
+    _service("whoop", r"\bwhoop\b", "WHOOP"),
+    _service("hevy", r"\bhevy\b", "HEVY"),
+    _service("readwise", r"\breadwise\b", "READWISE"),
+    _service("dropbox", r"\bdropbox\b", "DROPBOX"),
+    _service("icloud", r"\bicloud\b", "ICLOUD APPLE_ID"),
+    _service("password-manager", r"\b1password\b|\bbitwarden\b|\blastpass\b|\bkeepass\b", "OP_ BW_ BITWARDEN"),
+    _service("figma", r"\bfigma\b", "FIGMA"),
+    _service("google-ads", r"\bgoogle\s+ads\b|\bbing\s+ads\b|\bmicrosoft\s+advertising\b", "GOOGLE_ADS MSADS"),
+    _service("zoom", r"\bzoom\s+(?:meetings?|api|account)\b", "ZOOM"),
+    _service("fulcra", r"\bfulcra\b", "FULCRA"),
+    _service("eight-sleep", r"\beight\s?sleep\b|\beightctl\b", "EIGHTCTL EIGHT_SLEEP EIGHTSLEEP"),
+    _service("youtrack", r"\byoutrack\b", "YOUTRACK"),
+    _service("tesla", r"\btesla\s+(?:account|owner|vehicles?|cars?)\b|\bteslapy\b", "TESLA"),
+    _service("banking", r"\bbank\s+(?:accounts?|connections?|transactions)\b|\bplaid\b|\bcopilot\s+money\b", "PLAID"),
+    _service("food-delivery", r"\bswiggy\b|\bdoordash\b|\buber\s?eats\b|\binstacart\b|\bgrocery\s+shopping\b"),
+)  # fmt: skip
+_CLOUDS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+    # (cloud, lower-case needles one of which must be present, the pattern proving an account is used)
+    ("aws", ("aws",), re.compile(r"\baws\s+configure\b|\baws_access_key_id\b|\baws\s+sso\s+login\b", re.I)),
+    (
+        "gcp",
+        ("gcloud", "google_application"),
+        re.compile(r"\bgcloud\s+auth\b|\bgoogle_application_credentials\b", re.I),
+    ),
+    ("azure", ("az login", "azure_"), re.compile(r"\baz\s+login\b|\bazure_(?:client|tenant)_", re.I)),
+    ("hetzner", ("hcloud",), re.compile(r"\bhcloud\s+context\b|\bhcloud_token\b", re.I)),
+    (
+        "digitalocean",
+        ("doctl", "digitalocean"),
+        re.compile(r"\bdoctl\s+auth\b|\bdigitalocean_(?:access_)?token\b", re.I),
+    ),
+    ("cloudflare", ("wrangler", "cloudflare"), re.compile(r"\bwrangler\s+login\b|\bcloudflare_api_token\b", re.I)),
+)
+
+
+def judge_feasible(record: SkillRecord) -> Verdict:
+    """Judge whether the skill can be exercised without paid keys, live accounts, money or SaaS."""
+    subject = skill_subject(record)
+    body = skill_body(record)
+    signals = [s for s in record.signals if _counts(s, record)] + scan_text(SUBJECT_PATH, subject)
+    reasons, evidence = _failures(record, subject, body, signals)
+    if reasons:
+        return Verdict(criterion=Criterion.feasible, outcome=Outcome.fail, reasons=reasons, evidence=evidence[:8])
+    apis = remote_api_hosts(signals)
+    if apis:
+        # a live third-party API without keys: reachable, but its answers change and it may not
+        # stay free; whether that makes a usable environment is a judgement call
+        host = apis[0][0]
+        calls = [evidence_line(s) for s in signals if s.code.startswith("remote-api") and _host(s.excerpt) == host]
+        return Verdict(
+            criterion=Criterion.feasible,
+            outcome=Outcome.undecided,
+            reasons=[f"review:external-api:{host}"],
+            evidence=calls[:3],
+        )
+    return Verdict(criterion=Criterion.feasible, outcome=Outcome.pass_)
+
+
+def _failures(record: SkillRecord, subject: str, body: str, signals: list[Signal]) -> tuple[list[str], list[str]]:
+    """Fail reasons, in the order money, keys, accounts, services, each with one piece of evidence."""
+    found: list[tuple[str, str]] = []
+    money = _real_money(subject, signals)
+    if money:
+        found.append(("needs:real-money", money[0]))
+    found += _credentials(record, subject, body, signals)
+    found += _accounts(subject, signals, {reason for reason, _ in found})
+    if not any(reason.startswith("needs:live-account:") for reason, _ in found):
+        personal = [s for s in signals if s.code == "live-account" and _PERSONAL_LOGIN.search(s.excerpt)]
+        if personal:
+            found.append(("needs:live-account:unnamed", evidence_line(personal[0])))
+    found += _external_services(body, signals)
+    reasons: list[str] = []
+    evidence: list[str] = []
+    for reason, proof in found:
+        if reason not in reasons:
+            reasons.append(reason)
+            evidence.append(proof)
+    return reasons, evidence
+
+
+def _counts(signal: Signal, record: SkillRecord) -> bool:
+    """SKILL.md and code count as statements of need; prose references do not."""
+    return signal.file == record.skill_md_file or signal.file.lower().endswith(_NEED_STATING_SUFFIXES)
+
+
+def classify_credential(name: str) -> str | None:
+    """What a credential-like variable name implies: `paid-api-key`, `live-account:<service>`,
+    `real-money`, or None for placeholders, self-made secrets and self-hosted services."""
+    upper = name.upper()
+    if upper in _GENERIC_NAMES or upper.startswith(_GENERIC_PREFIXES):
+        return None
+    if upper.endswith(("_PRIVATE_KEY", "_MNEMONIC", "_SEED_PHRASE")) and _WALLET.search(upper):
+        return "real-money"
+    if upper.startswith(_LOCAL_PREFIXES) or upper.endswith(_LOCAL_SUFFIXES):
+        return None
+    for service in SERVICES:
+        if upper.startswith(service.env_prefixes):
+            return f"live-account:{service.slug}"
+    if upper.endswith(("_EMAIL", "_CLIENT_ID")):
+        return None
+    return "paid-api-key"
+
+
+def _credentials(record: SkillRecord, subject: str, body: str, signals: list[Signal]) -> list[tuple[str, str]]:
+    """Keys and credentials the skill needs: ClawHub's `requires.env`, then what SKILL.md and scripts set up."""
+    found: list[tuple[str, str]] = []
+    required = list(record.clawhub.env) if record.clawhub else []
+    if record.clawhub and record.clawhub.primary_env:
+        required.append(record.clawhub.primary_env)
+    for name in dict.fromkeys(required):
+        if _SECRET_WORD.search(name):
+            found.extend(_credential_reason(name, f"frontmatter: requires.env {name}"))
+    # only an up-front statement speaks for the whole skill; "no auth required" deep in an API
+    # reference is about one endpoint
+    keys_optional = bool(_KEYS_OPTIONAL.search(subject) or _KEYS_OPTIONAL.search(body[:KEYS_OPTIONAL_WITHIN]))
+    if keys_optional:
+        return found
+    for name, signal in _required_variables([s for s in signals if s.code == "api-credential"]):
+        found.extend(_credential_reason(name, evidence_line(signal)))
+    if not found and not _SELF_HOSTED.search(subject):
+        unnamed = [
+            s
+            for s in signals
+            if s.code in {"api-key-signup", "api-auth-header"}
+            and not _OPTIONAL_LINE.search(s.excerpt)
+            and not _LOCAL_URL.search(s.excerpt)
+        ]
+        if unnamed:
+            found.append(("needs:paid-api-key:unnamed", evidence_line(unnamed[0])))
+    return found
+
+
+def _required_variables(credentials: list[Signal]) -> list[tuple[str, Signal]]:
+    """Credential variables the skill needs, each with the signal that shows it.
+
+    A variable called optional anywhere is optional everywhere (a table row, then an `export`
+    line). Otherwise it is needed when a script reads it, when SKILL.md sets it up (`export`,
+    `.env`, "required", "get your key from"), or when SKILL.md names it on two lines; a single
+    mention in an example (a guide to writing skills) is not a requirement.
+    """
+    optional = {
+        name for s in credentials if _OPTIONAL_LINE.search(s.excerpt) for name in CREDENTIAL_NAME.findall(s.excerpt)
+    }
+    lines: dict[str, set[tuple[str, int]]] = {}
+    setup: dict[str, Signal] = {}
+    first: dict[str, Signal] = {}
+    for signal in credentials:
+        for name in CREDENTIAL_NAME.findall(signal.excerpt):
+            if name in optional:
+                continue
+            lines.setdefault(name, set()).add((signal.file, signal.line))
+            first.setdefault(name, signal)
+            if _SETUP_LINE.search(signal.excerpt) or not signal.file.lower().endswith(".md"):
+                setup.setdefault(name, signal)
+    return [(name, setup.get(name, first[name])) for name in first if name in setup or len(lines[name]) >= 2]
+
+
+def _credential_reason(name: str, proof: str) -> list[tuple[str, str]]:
+    kind = classify_credential(name)
+    if kind is None:
+        return []
+    if kind == "paid-api-key":
+        return [(f"needs:paid-api-key:{name}", proof)]
+    return [(f"needs:{kind}", proof)]
+
+
+def _accounts(subject: str, signals: list[Signal], reasons: set[str]) -> list[tuple[str, str]]:
+    """Services the skill is about and acts on through an account (not merely mentions)."""
+    auth = [s for s in signals if s.code in {"live-account", "api-credential", "api-key-signup", "api-auth-header"}]
+    subject = _URL.sub(" ", subject)  # a repository link is not the service the skill is about
+    found: list[tuple[str, str]] = []
+    for service in SERVICES:
+        reason = f"needs:live-account:{service.slug}"
+        match = service.pattern.search(subject)
+        if reason in reasons or match is None:
+            continue
+        context = subject[max(0, match.start() - 40) : match.end() + 40]
+        if auth or _ACCOUNT_CONTEXT.search(context):
+            proof = evidence_line(auth[0]) if auth else f"{SUBJECT_PATH}: {_first_line(subject)}"
+            found.append((reason, proof))
+    return found[:3]
+
+
+def _real_money(subject: str, signals: list[Signal]) -> list[str]:
+    """Evidence that the skill moves real money (trades, payments, wallets), unless simulated."""
+    money = [s for s in signals if s.code.startswith("real-money")]
+    if not money or _SIMULATED.search(subject):
+        return []
+    strong = [s for s in money if s.code in {"real-money-wallet", "real-money-claim"}]
+    subject_money = bool(_MONEY_SUBJECT.search(subject))
+    in_subject = [s for s in money if s.file == SUBJECT_PATH]
+    if in_subject or (subject_money and (strong or len(money) >= 2)) or len(strong) >= 3:
+        return [evidence_line(s) for s in money[:3]]
+    return []
+
+
+def _external_services(body: str, signals: list[Signal]) -> list[tuple[str, str]]:
+    """Hosted MCP servers, paid subscriptions and cloud accounts the skill depends on."""
+    found: list[tuple[str, str]] = []
+    for signal in signals:
+        if signal.code == "remote-mcp":
+            host = _host(signal.excerpt) or "mcp"
+            found.append((f"needs:external-service:{host}", evidence_line(signal)))
+        elif signal.code == "subscription-required":
+            found.append(("needs:external-service:paid-subscription", evidence_line(signal)))
+    lower = body.lower()
+    for cloud, needles, pattern in _CLOUDS:
+        match = pattern.search(body) if any(needle in lower for needle in needles) else None
+        if match:
+            found.append((f"needs:external-service:{cloud}", f"SKILL.md: {match.group()}"))
+    return found
+
+
+def remote_api_hosts(signals: Iterable[Signal]) -> list[tuple[str, int]]:
+    """Remote hosts the skill sends requests to, most used first (local and doc hosts left out).
+
+    A declared base URL or socket counts `MIN_API_REQUESTS`, a request command once.
+    """
+    counts: dict[str, int] = {}
+    for signal in signals:
+        weight = {"remote-api-base": MIN_API_REQUESTS, "remote-api-call": 1}.get(signal.code)
+        host = _host(signal.excerpt) if weight else None
+        if weight and host and "." in host and not _BENIGN_HOST.search(host):
+            counts[host] = counts.get(host, 0) + weight
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [(host, count) for host, count in ranked if count >= MIN_API_REQUESTS]
+
+
+def _host(text: str) -> str | None:
+    match = _HOST.search(text)
+    return match.group(1).lower() if match else None
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")[:160]

@@ -1,0 +1,367 @@
+"""Criterion 1, practical value: does the skill describe a real, usable workflow?
+
+Fails stubs and placeholders, SKILL.md files that are really code, persona / role-play prompts
+and marketing text with no procedure, and skills that are not loadable as published (no or
+broken frontmatter, no name or description, a SKILL.md too large to load as instructions).
+Passes when there is a procedure: steps, commands, code, tool instructions or scripts.
+
+The text views `skill_body` and `skill_subject` are shared with the other rule modules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from skill2env.catalog.files import SCRIPT_LANGUAGES
+from skill2env.catalog.models import SkillRecord, SkillStatus
+from skill2env.curation.models import Criterion, Outcome, Verdict
+
+SKILL_MD_MAX_BYTES = 64 * 1024
+"""Beyond ~16k tokens a SKILL.md cannot be loaded as instructions without crowding the context
+(the Agent Skills guidance is a body under ~5k tokens); such files are document dumps."""
+MIN_BODY_WORD_CHARS = 150
+"""Fewer word characters than this in the body is a stub, whatever it says."""
+SHORT_BODY_WORD_CHARS = 1_500
+"""Placeholder and test markers only condemn bodies shorter than this."""
+NO_WORKFLOW_STUB_WORD_CHARS = 600
+"""A body this short with no procedure at all is a stub; a longer one is left undecided."""
+
+_FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n.*?^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
+_NON_WORD = re.compile(r"[\W_]+")
+_HEAD_CHARS = 8_000
+_SHORT_BODY_CHARS = 6_000
+"""A body this long holds more than SHORT_BODY_WORD_CHARS word characters: no need to look for placeholders."""
+# a fence left open at the end of the file still holds code
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
+_INLINE_COMMAND = re.compile(r"`[a-z][\w.-]*(?: +[^`\n ]+)+`")
+_IMPERATIVE_ITEM = re.compile(
+    r"^[ \t]*(?:[-*+]|\d{1,2}[.)])[ \t]+(?:\*\*)?(?:use|run|apply|check|create|add|write|verify|ensure|avoid|set|"
+    r"install|open|read|list|call|define|configure|build|test|review|identify|generate|keep|prefer|include|follow|"
+    r"start|update|remove|select|choose|compare|document|map|measure|analy[sz]e|extract|convert|validate|load|"
+    r"save|export|import|deploy|commit|ask|confirm|report|never|always|do\s+not|don't)\b",
+    re.MULTILINE,
+)
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_NUMBERED_STEP = re.compile(
+    r"^[ \t]*(?:\d{1,2}[.)]|step\s+\d+[:.]|第[一二三四五六七八九十\d]+步)[ \t]*\S", re.MULTILINE
+)
+_PROCEDURAL_HEADING = re.compile(
+    r"\b(?:steps?|workflow|process|procedure|usage|how\s+to|quick\s?start|getting\s+started|instructions"
+    r"|commands?|setup|installation|install|examples?|checklist|phases?|run(?:ning)?|api|tools?|scripts?)\b"
+    r"|流程|步骤|用法|使用|命令|示例|手順|使い方",
+    re.IGNORECASE,
+)
+_CODE_LANGS = frozenset(
+    {
+        "bash", "sh", "shell", "zsh", "fish", "console", "terminal", "shellsession", "powershell", "ps1", "pwsh",
+        "cmd", "bat", "python", "py", "python3", "ipython", "pycon", "javascript", "js", "mjs", "typescript", "ts",
+        "jsx", "tsx", "node", "json", "jsonc", "yaml", "yml", "toml", "ini", "env", "dotenv", "sql", "psql", "mysql",
+        "sqlite", "go", "golang", "rust", "rs", "java", "kotlin", "kt", "swift", "c", "cpp", "c++", "cs", "csharp",
+        "ruby", "rb", "php", "r", "julia", "jl", "lua", "perl", "scala", "html", "xml", "css", "scss", "graphql",
+        "hcl", "terraform", "tf", "dockerfile", "docker", "makefile", "make", "nginx", "diff", "patch", "dot",
+        "mermaid", "latex", "tex", "bibtex", "solidity", "sol", "vue", "svelte", "elixir", "haskell", "ocaml", "zig",
+        "nix", "applescript", "vb", "proto", "protobuf",
+    }
+)  # fmt: skip
+_COMMAND_LINE = re.compile(
+    r"^[ \t]*(?:\$[ \t]+|>>>[ \t]|#!|(?:sudo|npm|npx|pnpm|yarn|bun|pip3?|uv|uvx|python3?|node|deno|git|gh|curl|wget|"
+    r"cd|ls|cat|echo|export|mkdir|cp|mv|rm|docker|kubectl|helm|terraform|make|cargo|go|java|mvn|gradle|brew|apt|"
+    r"apt-get|conda|jq|sed|awk|grep|find|ffmpeg|sqlite3|psql|openclaw|clawdbot|clawhub|claude)\b[ \t]?\S*)",
+    re.MULTILINE,
+)
+_FLAGGED_LINE = re.compile(r"^[ \t]*(?:\$[ \t]+)?[a-z][\w.-]*[ \t]+(?:\S+[ \t]+)*--?[a-z][\w-]*", re.MULTILINE)
+_PROGRAM_LINE = re.compile(r"[ \t]*[a-z][\w.-]*[ \t]+\S")
+_CODE_KEYWORDS = re.compile(
+    r"^\s*(?:def|class|import|from\s+\S+\s+import|function|const|let|var|return|if\s*\(|for\s*\(|#include|package)\b"
+    r"|=>|\)\s*\{|;\s*$|^\s*[\w.]+\([^)\n]*\)\s*$|^\s*[\w\"'-]+\s*:\s*[\[{]",
+    re.MULTILINE,
+)
+_CODE_FILE_START = re.compile(
+    r"\A\s*(?:#!|\"\"\"|'''|import\s+\w|from\s+[\w.]+\s+import|def\s+\w+\(|class\s+\w+|package\s+\w|#include"
+    r"|<\?php|using\s+System|function\s+\w+\s*\(|(?:const|let|var)\s+\w+\s*=|module\.exports|\{\s*\")"
+)
+_CODE_LINE = re.compile(
+    r"^(?:[ \t]+\S|(?:import|from|def|class|return|if|for|while|try|except|with|elif|else)\b|[})\]]|@\w)",
+    re.MULTILINE,
+)
+_ARTIFACT = re.compile(
+    r"(?<=\w)\.(?:md|json|jsonl|csv|tsv|txt|py|sh|js|ts|yaml|yml|html|pdf|png|jpe?g|svg|docx|xlsx|pptx|sqlite|db|ics|xml"
+    r"|log)\b|\b(?:save|write|export|store|append)s?\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:to|into|in)\s+"
+    r"(?:a\s+|the\s+)?(?:file|disk|folder|directory)\b",
+)
+_MARKDOWN_STRUCTURE = re.compile(r"^(?:#{1,6}[ \t]+\S|[-*+][ \t]+\S|\d+\.[ \t]+\S|>[ \t]|\|.*\|)", re.MULTILINE)
+_PLACEHOLDER = re.compile(
+    r"\blorem\s+ipsum\b|\bcoming\s+soon\b|\bplaceholder\b|\bnothing\s+here\b"
+    r"|\b(?:your|a)\s+skill\s+description\s+here\b|\[(?:add|insert|describe|your)\b[^\]\n]{0,60}\]"
+    r"|\breplace\s+(?:this|me)\b|\binsert\s+[\w\s]{0,30}\s+here\b|\bhello,?\s+world\b|^[ \t]*test[ \t]*$",
+    re.MULTILINE,
+)
+_PLACEHOLDER_NEEDLES = (
+    "lorem", "coming soon", "placeholder", "nothing here", "description here", "[add", "[insert", "[describe",
+    "[your", "replace this", "replace me", "insert ", "hello", "test",
+)  # fmt: skip
+_PLACEHOLDER_MARKS = re.compile(r"\b(?:TODO|TBD|FIXME)\b")
+"""Upper case only: the Spanish word "todo" is not a placeholder."""
+_TEST_NAME = re.compile(
+    r"(?:^|[-_\s])(?:test|testing|demo|example|sample|hello|my-skill|untitled|foo|tmp)(?:$|[-_\s\d])", re.I
+)
+# Strong cues cast the agent as someone; weak cues only describe how it sounds. These patterns,
+# _ARTIFACT and _MARKETING run on lower-cased text (faster than IGNORECASE).
+_PERSONA_STRONG = re.compile(
+    r"\byou\s+are\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}(?:assistant|expert|teacher|tutor|coach|mentor|advisor|"
+    r"adviser|therapist|companion|friend|persona|character|guide|consultant|investor|writer|agent)\b"
+    r"|\b(?:act|respond|reply|speak|talk|behave|answer)\s+(?:as|like)\s+(?:an?\s+|the\s+)?\w+"
+    r"|\bresponds?\s+to\s+\w+\s+(?:respectfully|politely|warmly|with)\b|\brole-?play(?:ing)?\b|\bin\s+character\b"
+    r"|你是一[位个名]|扮演|角色扮演|模拟[^\n，。]{0,12}(?:老师|导师|专家|顾问|助手)|人设"
+    r"|あなたは|として振る舞|になりきり|アドバイザー|アドバイスを提供",
+)
+_PERSONA_WEAK = re.compile(
+    r"\bpersonality(?:\s+traits)?\b|\bcore\s+identity\b|\bresponse\s+style\b|\btone\s+of\s+voice\b|\bpersona\b"
+    r"|\bcatchphrases?\b|\bspeaking\s+style\b|语气|口調|思考法|回答します",
+)
+# Every persona alternative contains one of these: most skills are ruled out without a regex.
+_PERSONA_STRONG_NEEDLES = (
+    "you are", "act ", "respond", "reply", "speak", "talk", "behave", "answer", "role", "in character",
+    "你是一", "扮演", "模拟", "人设", "あなたは", "として振る舞", "になりきり", "アドバイ",
+)  # fmt: skip
+_PERSONA_WEAK_NEEDLES = (
+    "personality", "identity", "response style", "tone of voice", "persona", "catchphrase", "speaking style",
+    "语气", "口調", "思考法", "回答します",
+)  # fmt: skip
+_MARKETING = re.compile(
+    r"\b(?:revolutionary|game[- ]chang(?:ing|er)|cutting[- ]edge|world[- ]class|best[- ]in[- ]class|"
+    r"supercharge|unleash|unlock\s+(?:the|your)|skyrocket|10x|effortless(?:ly)?|seamless(?:ly)?|"
+    r"next[- ]level|limited\s+time|sign\s+up\s+now|buy\s+now|get\s+started\s+today|transform\s+your)\b|🚀|🔥|💯",
+)
+
+
+@dataclass(frozen=True)
+class BodyProfile:
+    """What the SKILL.md body contains, as far as practical value is concerned."""
+
+    word_chars: int
+    code_blocks: int
+    command_blocks: int
+    """Fenced blocks holding code or commands (not prompts, sample dialogue or output)."""
+    numbered_steps: int
+    procedural_headings: int
+    inline_commands: int
+    imperative_items: int
+    artifacts: int
+    """Files the skill reads or writes: paths with extensions, "save to a file" and the like."""
+    persona_cues: tuple[str, ...]
+    """Strong persona cues ("you are a tutor", "act as"), then weak ones ("personality")."""
+    strong_persona_cues: int
+    placeholder_cues: tuple[str, ...]
+    marketing_cues: int
+    looks_like_code: bool
+
+
+def skill_body(record: SkillRecord) -> str:
+    """SKILL.md without its YAML frontmatter (the whole text when there is none)."""
+    text = (record.skill_md_text or "").replace("\r\n", "\n")
+    match = _FRONTMATTER.match(text)
+    return text[match.end() :] if match else text
+
+
+def skill_subject(record: SkillRecord) -> str:
+    """What the skill says it is about: name, description, and the first heading and paragraph.
+
+    The first heading and paragraph matter for skills without frontmatter, whose description is
+    the opening of the body.
+    """
+    parts = [str(record.name or record.frontmatter.get("name") or ""), str(_description(record) or "")]
+    body = skill_body(record).lstrip()
+    heading = _HEADING.search(body[:2_000])
+    if heading:
+        parts.append(heading.group(1))
+    if not _description(record):
+        paragraphs = [p for p in re.split(r"\n\s*\n", body[:3_000]) if p.strip() and not p.lstrip().startswith("#")]
+        if paragraphs:
+            parts.append(paragraphs[0][:600])
+    return "\n".join(part for part in parts if part)
+
+
+def _description(record: SkillRecord) -> str | None:
+    value = record.description or record.frontmatter.get("description")
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _name(record: SkillRecord) -> str | None:
+    value = record.name or record.frontmatter.get("name")
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def profile_body(body: str, subject: str = "") -> BodyProfile:
+    """Count the structures that make a body a procedure (or a stub, code, persona, advert).
+
+    `subject` (name and description) is searched for persona cues too.
+    """
+    blocks = [(lang.lower(), content) for _, lang, content in _FENCE.findall(body)]
+    lower = body.lower()
+    # personas and adverts announce themselves up front; placeholders only matter in short bodies
+    head = body[:_HEAD_CHARS].lower()
+    persona_text = f"{subject.lower()}\n{head}"
+    strong = _cues(_PERSONA_STRONG, _PERSONA_STRONG_NEEDLES, persona_text)
+    weak = _cues(_PERSONA_WEAK, _PERSONA_WEAK_NEEDLES, persona_text)
+    headings = _HEADING.findall(body)
+    without_code = _FENCE.sub("", body)
+    return BodyProfile(
+        word_chars=len(_NON_WORD.sub("", body)),
+        code_blocks=len(blocks),
+        command_blocks=sum(1 for lang, content in blocks if _is_command_block(lang, content)),
+        numbered_steps=len(_NUMBERED_STEP.findall(lower)),
+        inline_commands=len(_INLINE_COMMAND.findall(without_code)),
+        imperative_items=len(_IMPERATIVE_ITEM.findall(without_code.lower())),
+        artifacts=len(_ARTIFACT.findall(head)),
+        procedural_headings=sum(1 for heading in headings if _PROCEDURAL_HEADING.search(heading)),
+        persona_cues=strong + weak,
+        strong_persona_cues=len(strong),
+        placeholder_cues=_placeholders(body) if len(body) < _SHORT_BODY_CHARS else (),
+        marketing_cues=len(_MARKETING.findall(head)),
+        looks_like_code=_looks_like_code(body),
+    )
+
+
+def _placeholders(body: str) -> tuple[str, ...]:
+    return _distinct(_PLACEHOLDER_MARKS.finditer(body)) + _cues(_PLACEHOLDER, _PLACEHOLDER_NEEDLES, body.lower())
+
+
+def _cues(pattern: re.Pattern[str], needles: tuple[str, ...], text: str) -> tuple[str, ...]:
+    """Distinct matches of `pattern`, searched only when one of its needles is in `text` (cheap)."""
+    if not any(needle in text for needle in needles):
+        return ()
+    return _distinct(pattern.finditer(text))
+
+
+def _distinct(matches: Iterable[re.Match[str]], limit: int = 8) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(match.group().lower() for match in matches))[:limit]
+
+
+def _is_command_block(lang: str, content: str) -> bool:
+    """Code or commands, as opposed to prompts, sample dialogue, formulas or program output."""
+    if lang in _CODE_LANGS:
+        return True
+    if _COMMAND_LINE.search(content) or _CODE_KEYWORDS.search(content) or _FLAGGED_LINE.search(content):
+        return True
+    # the same lower-case program starting several lines: `tool search …`, `tool show …`
+    programs = [line.split(None, 1)[0] for line in content.splitlines() if _PROGRAM_LINE.match(line)]
+    return len(programs) >= 2 and len(set(programs)) < len(programs)
+
+
+def _looks_like_code(body: str) -> bool:
+    """A source file saved as SKILL.md: starts like code, mostly code lines, no Markdown structure."""
+    head = body[:8_000]
+    if not _CODE_FILE_START.match(head) or "```" in head:
+        return False
+    lines = [line for line in head.splitlines() if line.strip()]
+    if len(lines) < 5:
+        return False
+    code_lines = len(_CODE_LINE.findall(head))
+    markdown_lines = len(_MARKDOWN_STRUCTURE.findall(head))
+    return code_lines >= 0.4 * len(lines) and markdown_lines <= 0.1 * len(lines)
+
+
+def has_procedure(profile: BodyProfile, record: SkillRecord) -> bool:
+    """Steps, commands, code or scripts: something an agent can actually do."""
+    return (
+        profile.command_blocks >= 1
+        or _has_scripts(record)
+        or profile.numbered_steps >= 3
+        or profile.inline_commands >= 2
+        or profile.imperative_items >= 4
+        or (profile.procedural_headings >= 1 and profile.numbered_steps >= 1)
+        or profile.procedural_headings >= 3
+    )
+
+
+def judge_practical(record: SkillRecord) -> Verdict:
+    """Judge practical value: a real, clear workflow rather than a stub, code dump, persona or advert."""
+    if record.status == SkillStatus.unreadable:
+        return _verdict(Outcome.fail, [f"unreadable:{_slug(record.reason) or 'skill-md'}"], [])
+    reasons, evidence = _format_problems(record)
+    profile = profile_body(skill_body(record), skill_subject(record))
+    content_reasons, content_evidence = _content_problems(record, profile)
+    reasons += content_reasons
+    evidence += content_evidence
+    if reasons:
+        return _verdict(Outcome.fail, reasons, evidence)
+    if not has_procedure(profile, record):
+        detail = f"{profile.word_chars} word characters, no steps, commands or scripts"
+        return _verdict(Outcome.undecided, ["workflow:unclear"], [f"{record.skill_md_file}: {detail}"])
+    return _verdict(Outcome.pass_, [], [])
+
+
+def _format_problems(record: SkillRecord) -> tuple[list[str], list[str]]:
+    reasons: list[str] = []
+    evidence: list[str] = []
+    if record.status == SkillStatus.no_frontmatter:
+        reasons.append("format:no-frontmatter")
+        evidence.append(f"{record.skill_md_file}:1: {_first_line(record.skill_md_text)}")
+    elif record.status == SkillStatus.frontmatter_error:
+        reasons.append("format:frontmatter-error")
+        evidence.append(f"{record.skill_md_file}: {record.reason or 'frontmatter is not a YAML mapping'}"[:240])
+    else:
+        if _name(record) is None:
+            reasons.append("format:missing-name")
+        if _description(record) is None:
+            reasons.append("format:missing-description")
+        if "format:missing-name" in reasons or "format:missing-description" in reasons:
+            keys = ", ".join(sorted(str(key) for key in record.frontmatter)[:8]) or "none"
+            evidence.append(f"{record.skill_md_file}: frontmatter keys: {keys}")
+    size = record.skill_md_size or len((record.skill_md_text or "").encode("utf-8", "replace"))
+    if size > SKILL_MD_MAX_BYTES:
+        reasons.append("format:skillmd-too-large")
+        evidence.append(f"{record.skill_md_file}: {size} bytes (limit {SKILL_MD_MAX_BYTES})")
+    return reasons, evidence
+
+
+def _content_problems(record: SkillRecord, profile: BodyProfile) -> tuple[list[str], list[str]]:
+    where = record.skill_md_file
+    short = profile.word_chars < SHORT_BODY_WORD_CHARS
+    if profile.word_chars < MIN_BODY_WORD_CHARS:
+        return ["stub:near-empty"], [f"{where}: {profile.word_chars} word characters in the body"]
+    if short and profile.placeholder_cues:
+        return ["stub:placeholder"], [f"{where}: " + "; ".join(profile.placeholder_cues)]
+    if short and _is_test_skill(record):
+        return ["stub:test-skill"], [f"{where}: name {_name(record) or record.path!r}"]
+    if profile.looks_like_code:
+        return ["code:skillmd-is-code"], [f"{where}:1: {_first_line(skill_body(record))}"]
+    procedure = has_procedure(profile, record)
+    doing = profile.command_blocks >= 1 or _has_scripts(record)
+    # a persona that also never touches a file is pure conversation: nothing to execute or check
+    talking_only = not doing and profile.artifacts == 0
+    strong, total = profile.strong_persona_cues, len(profile.persona_cues)
+    if not doing and ((strong and (talking_only or total >= 2)) or total - strong >= 3):
+        return ["persona:no-workflow"], [f"{where}: " + "; ".join(profile.persona_cues[:4])]
+    if profile.marketing_cues >= 5 and not procedure:
+        return ["marketing:no-workflow"], [f"{where}: {profile.marketing_cues} promotional phrases, no procedure"]
+    if profile.word_chars < NO_WORKFLOW_STUB_WORD_CHARS and not procedure and profile.code_blocks <= 1:
+        return ["stub:no-workflow"], [f"{where}: {profile.word_chars} word characters, no steps or commands"]
+    return [], []
+
+
+def _has_scripts(record: SkillRecord) -> bool:
+    return any(language in SCRIPT_LANGUAGES for language in record.languages)
+
+
+def _is_test_skill(record: SkillRecord) -> bool:
+    name = _name(record) or record.path.rsplit("/", 1)[-1]
+    return bool(_TEST_NAME.search(name))
+
+
+def _first_line(text: str | None) -> str:
+    for line in (text or "").splitlines():
+        if line.strip():
+            return " ".join(line.split())[:160]
+    return ""
+
+
+def _slug(text: str | None) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", (text or "").lower()).strip("-")[:60]
+
+
+def _verdict(outcome: Outcome, reasons: list[str], evidence: list[str]) -> Verdict:
+    return Verdict(criterion=Criterion.practical, outcome=outcome, reasons=reasons, evidence=evidence)

@@ -140,6 +140,12 @@ _WRAPPER_VALUE_OPTIONS: dict[str, frozenset[str]] = {
 _LOOKUP_COMMANDS = frozenset({"command", "which", "type", "hash", "whereis"})
 """Commands whose arguments name other commands (`command -v jq`)."""
 
+_DECLARATION_COMMANDS = frozenset({"export", "declare", "typeset", "local", "readonly", "read", "for"})
+"""Commands whose arguments name shell variables."""
+
+_PREFIX_WORDS = _KEYWORD_PREFIXES | _WRAPPER_VALUE_OPTIONS.keys() | {"command"}
+"""A segment starting with one of these (or with `VAR=value`) has its real command further on."""
+
 _WRAPPERS_WITH_LEADING_ARG = frozenset({"timeout", "flock", "taskset", "chrt"})
 """Wrappers whose first non-option argument (duration, lock file, mask) precedes the command."""
 
@@ -253,17 +259,29 @@ _LANGUAGE_BY_SUFFIX = {
 # Regexes (compiled once)
 # --------------------------------------------------------------------------------------------------
 
-_FENCE_RUNS = (("```", re.compile(r"```+")), ("~~~", re.compile(r"~~~+")))
-_INLINE_CODE_RE = re.compile(r"`([^`\n]{1,300})`")
+# A run of 3+ backticks (tildes) and the rest of its line. The pattern starts with a literal so the
+# engine skips ahead fast; the lookbehind drops runs that follow other text on their line (a run after
+# a space or tab is checked in Python: only blanks may precede a fence).
+_FENCE_RES = (
+    ("```", re.compile(r"(```(?<![^\n \t]```)`*)([^\n]*)")),
+    ("~~~", re.compile(r"(~~~(?<![^\n \t]~~~)~*)([^\n]*)")),
+)
+_INLINE_CODE_RE = re.compile(r"`(?:[^`\n $A-Z][^`\n ]{0,299}`|([^`\n]{1,300})`)")
+"""An inline code span. The group is empty for spans that can be neither a variable nor a command
+(no space, not starting with `$` or a capital): matched, so that backticks pair up as before, but not
+captured, so that they are skipped cheaply."""
 _INLINE_COMMAND_WORDS = KNOWN_PROGRAMS | {"export", "sudo"}
 """An inline code span starting with one of these (and holding a space) is read as a command."""
 _HEREDOC_RE = re.compile(
     r"<<-?[ \t]*(?P<quote>['\"]?)(?P<tag>[A-Za-z_][\w-]*)(?P=quote)[^\n]*\n(?P<body>[^\x00]*?)^[ \t]*(?P=tag)[ \t]*$",
     re.MULTILINE,
 )
-# Every alternative starts with a literal so the regex engine can skip ahead (a big speed-up);
-# the comment branch checks, after the `#`, that it begins a word.
-_QUOTE_OR_COMMENT_RE = re.compile(r"'[^'\x00]*'|\"(?:[^\"\\\x00]|\\[^\x00])*\"|#(?<![^\s;&|(]#)[^\n]*")
+# Every alternative starts with a literal so the regex engine can skip ahead (a big speed-up); the
+# double-quote branch is "unrolled" and possessive, so an unclosed quote fails in one linear pass; the
+# comment branch checks, after the `#`, that it begins a word.
+_QUOTE_OR_COMMENT_RE = re.compile(
+    r"'[^'\x00]*+'|\"[^\"\\\x00]*+(?:\\[^\x00][^\"\\\x00]*+)*+\"|#(?<![^\s;&|(]#)[^\n]*+"
+)
 _SHELL_VAR_RE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 _DEFAULT_READ_RE = re.compile(r"=[\"']?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 _CASE_PATTERN_RE = re.compile(r"\n[ \t]*\(?[^\s()]+\)")
@@ -294,6 +312,16 @@ _SHELL_EXPANSION_RE = re.compile(r"\$\{[^}\n]*\}|\$\(\([^)\n]*\)\)|\(\([^)\n]*\)
 _PLACEHOLDER_RE = re.compile(r"\{(?<!\$\{)[\w.-]*\}")
 """`{baseDir}`-style template placeholders and xargs' `{}` (not `${VAR}`)."""
 _DOCKER_RUN_RE = re.compile(r"\n[ \t]*RUN[ \t]+(?P<command>(?:[^\n]*\\\n)*[^\n]*)", re.IGNORECASE)
+_BLOCK_VIEWS: dict[str, tuple[str, re.Pattern[str] | None]] = {
+    **dict.fromkeys(_PLAIN_FENCES, ("shell", _PROMPT_OR_INSTALL_LINE_RE)),
+    **dict.fromkeys(_DOCKER_FENCES, ("shell", _DOCKER_RUN_RE)),
+    **dict.fromkeys(_JS_FENCES, ("javascript", None)),
+    **dict.fromkeys(_PYTHON_FENCES, ("python", None)),
+    **dict.fromkeys(_CONSOLE_FENCES, ("shell", _PROMPT_LINE_RE)),
+    **dict.fromkeys(_SHELL_FENCES, ("shell", None)),
+}
+"""Fence language -> (scanner kind, the regex picking the lines to scan or None for all lines).
+Built lowest priority first, should a language ever be in two of the sets."""
 _SHEBANG_RE = re.compile(r"^#![ \t]*(\S+)[ \t]*(.*)$")
 
 _PY_IMPORT_RE = re.compile(
@@ -351,9 +379,19 @@ _BREW_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9@._+-]*(?:/[A-Za-z0-9][A-Za-z
 _COMPOSER_NAME_RE = re.compile(r"^[a-z0-9][\w.-]*/[a-z0-9][\w.-]*", re.IGNORECASE)
 _GO_MODULE_RE = re.compile(r"^[\w.-]+\.[\w.-]+(?:/[\w.~+-]+)*$")
 
-_OPERATOR_TO_SPACE = str.maketrans({c: " " for c in "|;&()`"})
+
+
+def _ascii_translation(to_space: str) -> str:
+    """A `str.translate` table turning the characters of `to_space` into spaces.
+
+    A string table is several times faster than a dict one; characters past its end stay as they are.
+    """
+    return "".join(" " if chr(code) in to_space else chr(code) for code in range(128))
+
+
+_OPERATOR_TO_SPACE = _ascii_translation("|;&()`")
 """For double-quoted text; `{` and `}` stay so that `"${VAR}"` is still seen as a variable."""
-_OPERATOR_AND_DOLLAR_TO_SPACE = str.maketrans({c: " " for c in "|;&(){}`$"})
+_OPERATOR_AND_DOLLAR_TO_SPACE = _ascii_translation("|;&(){}`$")
 
 # --------------------------------------------------------------------------------------------------
 # Collection state
@@ -386,11 +424,24 @@ class _Where:
 
     path: str
     text: str | None = None
+    _counted_to: int = field(default=0, repr=False, compare=False)
+    _newlines: int = field(default=0, repr=False, compare=False)
+    """Newlines before `_counted_to`: evidence mostly comes in text order, so count on from there."""
 
     def describe(self, offset: int) -> str:
         if self.text is None:
             return self.path
-        return f"{self.path}:{self.text.count(chr(10), 0, offset) + 1}"
+        return f"{self.path}:{self._line_at(offset)}"
+
+    def _line_at(self, offset: int) -> int:
+        if offset < 0:
+            return self.text.count("\n", 0, offset) + 1 if self.text is not None else 1
+        if offset < self._counted_to:
+            self._counted_to = self._newlines = 0
+        if self.text is not None:
+            self._newlines += self.text.count("\n", self._counted_to, offset)
+        self._counted_to = offset
+        return self._newlines + 1
 
 
 @dataclass
@@ -577,9 +628,11 @@ def _scan_markdown(text: str, where: _Where, collector: _Collector, local_names:
     for info, code_start, code_end, block_end in _fenced_blocks(text):
         prose_parts.append(text[prose_start:code_start])
         prose_start = block_end
-        kind, code = _block_view(_fence_language(info), text[code_start:code_end])
-        if kind is None:
+        view = _fence_view(info)
+        if view is None:
             continue
+        kind, line_re = view
+        code = _block_code(line_re, text[code_start:code_end])
         parts = view_parts.setdefault(kind, [])
         gap_newlines = text.count("\n", view_ends.get(kind, 0), code_start)
         parts.append(_VIEW_BARRIER + "\n" * gap_newlines)
@@ -596,18 +649,21 @@ def _scan_markdown(text: str, where: _Where, collector: _Collector, local_names:
 def _fence_lines(text: str) -> list[tuple[int, int, str, str]]:
     """(line start, line end, fence run, info string) of every line that starts a code fence."""
     found: list[tuple[int, int, str, str]] = []
-    for marker, run_re in _FENCE_RUNS:
+    markers = 0
+    for marker, fence_re in _FENCE_RES:
         if marker not in text:
             continue
-        for match in run_re.finditer(text):
-            start = match.start()
-            line_start = text.rfind("\n", 0, start) + 1
-            if start != line_start and text[line_start:start].strip(" \t"):
-                continue  # backticks inside a line, not a fence
-            line_end = text.find("\n", match.end())
-            line_end = len(text) if line_end < 0 else line_end
-            found.append((line_start, line_end, match.group(), text[match.end() : line_end]))
-    found.sort()
+        markers += 1
+        for match in fence_re.finditer(text):
+            line_start, line_end = match.span()
+            if line_start and text[line_start - 1] != "\n":  # indented: only blanks may come first
+                run_start, line_start = line_start, text.rfind("\n", 0, line_start) + 1
+                if text[line_start:run_start].strip(" \t"):
+                    continue
+            run, info = match.groups()
+            found.append((line_start, line_end, run, info))
+    if markers > 1:
+        found.sort()
     return found
 
 
@@ -617,21 +673,19 @@ def _fenced_blocks(text: str) -> list[tuple[str, int, int, int]]:
     As in CommonMark, a fence that is never closed runs to the end of the text.
     """
     blocks: list[tuple[str, int, int, int]] = []
-    opening: tuple[int, int, str, str] | None = None
-    for line in _fence_lines(text):
-        _, line_end, run, info = line
-        if opening is None:
-            opening = line
-        elif run[0] == opening[2][0] and len(run) >= len(opening[2]) and not info.strip(" \t`~"):
-            code_start = min(opening[1] + 1, line[0])
-            blocks.append((opening[3], code_start, line[0], line_end))
-            opening = None
-    if opening is not None:
-        blocks.append((opening[3], min(opening[1] + 1, len(text)), len(text), len(text)))
+    opening_run = opening_info = ""
+    code_start = 0
+    for line_start, line_end, run, info in _fence_lines(text):
+        if not opening_run:
+            opening_run, opening_info, code_start = run, info, line_end + 1
+        elif run[0] == opening_run[0] and len(run) >= len(opening_run) and not info.strip(" \t`~"):
+            blocks.append((opening_info, min(code_start, line_start), line_start, line_end))
+            opening_run = ""
+    if opening_run:
+        blocks.append((opening_info, min(code_start, len(text)), len(text), len(text)))
     return blocks
 
 
-@functools.lru_cache(maxsize=1024)
 def _fence_language(info: str) -> str:
     words = info.strip().split(None, 1)
     if not words:
@@ -639,23 +693,19 @@ def _fence_language(info: str) -> str:
     return words[0].strip("{}.").split(",", 1)[0].lower()
 
 
-def _block_view(language: str, code: str) -> tuple[str | None, str]:
-    """(scanner kind, code to scan) for a fenced block; the code keeps the block's newline count."""
-    if language in _SHELL_FENCES:
-        return "shell", code
-    if language in _CONSOLE_FENCES:
-        if _PROMPT_LINE_RE.search("\n" + code):
-            return "shell", _selected_lines(_PROMPT_LINE_RE, code)
-        return "shell", code
-    if language in _PYTHON_FENCES:
-        return "python", code
-    if language in _JS_FENCES:
-        return "javascript", code
-    if language in _DOCKER_FENCES:
-        return "shell", _selected_lines(_DOCKER_RUN_RE, code)
-    if language in _PLAIN_FENCES:
-        return "shell", _selected_lines(_PROMPT_OR_INSTALL_LINE_RE, code)
-    return None, code
+@functools.lru_cache(maxsize=1024)
+def _fence_view(info: str) -> tuple[str, re.Pattern[str] | None] | None:
+    """(scanner kind, line picker) for a fence's info string; None when the block is not scanned."""
+    return _BLOCK_VIEWS.get(_fence_language(info))
+
+
+def _block_code(line_re: re.Pattern[str] | None, code: str) -> str:
+    """The code of a block to scan, keeping its newline count: all of it, or the lines `line_re` picks."""
+    if line_re is None:
+        return code
+    if line_re is _PROMPT_LINE_RE and not _PROMPT_LINE_RE.search("\n" + code):
+        return code  # a console block without `$ ` prompts: all of it is commands
+    return _selected_lines(line_re, code)
 
 
 def _selected_lines(line_re: re.Pattern[str], code: str) -> str:
@@ -679,6 +729,8 @@ def _scan_inline_code(prose: str, context: _ScanContext) -> None:
     # The prose was joined from pieces, so its offsets are not the file's: evidence names the file only.
     prose_context: _ScanContext | None = None
     for span in _INLINE_CODE_RE.findall(prose):
+        if not span:
+            continue
         first = span[0]
         if first == "$" or "A" <= first <= "Z":
             env_match = _PROSE_ENV_RE.match(span)
@@ -716,11 +768,13 @@ def _scan_shell(code: str, offset: int, context: _ScanContext) -> None:
         code = _HEREDOC_RE.sub(lambda m: _blank_heredoc(m, context.variables), code)
     if "{" in code:
         code = _PLACEHOLDER_RE.sub(_neutralise_placeholder, code)
-    code = _QUOTE_OR_COMMENT_RE.sub(_neutralise_quote_or_comment, code)
+    if "'" in code or '"' in code or "#" in code:
+        code = _QUOTE_OR_COMMENT_RE.sub(_neutralise_quote_or_comment, code)
     if "$" in code:
         _collect_shell_vars(code, context.variables)
-        code = _PROMPT_PREFIX_RE.sub(_same_length_blank, "\n" + code)[1:]
-    if "$" in code or "=(" in code or "((" in code:
+        if "$ " in code or "$\t" in code:
+            code = _PROMPT_PREFIX_RE.sub(_same_length_blank, "\n" + code)[1:]
+    if "${" in code or "((" in code or "=(" in code:
         code = _SHELL_EXPANSION_RE.sub(_neutralise_expansion, code)
     if "()" in code or "function" in code:
         context.functions.update(_FUNCTION_KEYWORD_RE.findall(code))
@@ -730,12 +784,13 @@ def _scan_shell(code: str, offset: int, context: _ScanContext) -> None:
     if "\\\n" in code:
         code = code.replace("\\\n", "  ")  # line continuation: one command over two lines
     for segment in _SEGMENT_RE.finditer(code):
+        tokens = segment[0].split()
+        if not tokens:
+            continue
         start = segment.start()
         if start and code[start - 1] in ")}":
             continue  # after `$(...)` or `{...}` come more arguments of the outer command
-        tokens = segment.group().split()
-        if tokens:
-            _analyse_command(tokens, offset + start, context)
+        _analyse_command(tokens, offset + start, context)
 
 
 def _same_length_blank(match: re.Match[str]) -> str:
@@ -768,6 +823,8 @@ def _blank_heredoc(match: re.Match[str], variables: _ShellVars) -> str:
 
 
 def _blank_keeping_newlines(text: str) -> str:
+    if "\n" not in text:
+        return " " * len(text)
     return _NON_NEWLINE_RE.sub(_same_length_blank, text)
 
 
@@ -807,22 +864,26 @@ def _flush_shell_vars(context: _ScanContext) -> None:
 
 def _analyse_command(tokens: list[str], offset: int, context: _ScanContext) -> None:
     """Record the command of one pipeline segment, and the packages it installs."""
-    index = _skip_prefixes(tokens, context)
+    if not tokens:
+        return
+    first = tokens[0]
+    index = _skip_prefixes(tokens, context) if first in _PREFIX_WORDS or "=" in first else 0
     if index >= len(tokens):
         return
     word = tokens[index]
-    args = tokens[index + 1 :]
-    if word in ("export", "declare", "typeset", "local", "readonly", "read", "for"):
-        _note_declarations(word, args, context.variables)
+    if word in _DECLARATION_COMMANDS:
+        _note_declarations(word, tokens[index + 1 :], context.variables)
         return
     if word in _LOOKUP_COMMANDS:
-        _note_lookups(word, args, context)
+        _note_lookups(word, tokens[index + 1 :], context)
         return
     name = _command_name(word)
     if name is None or name in context.functions:
         return
     context.collector.cli_tools.add(name)
-    _record_packages(name, args, offset, context)
+    handler = _package_handler(name)
+    if handler is not None:
+        _record_packages(handler, tokens[index + 1 :], offset, context)
 
 
 def _note_lookups(word: str, args: list[str], context: _ScanContext) -> None:
@@ -945,16 +1006,21 @@ _CONDA_VALUE_OPTIONS = frozenset({"-c", "--channel", "-n", "--name", "-p", "--pr
 _NO_VALUE_OPTIONS: frozenset[str] = frozenset()
 
 
-def _record_packages(command: str, args: list[str], offset: int, context: _ScanContext) -> None:
-    """The packages an install command (`pip install`, `npm i -g`, `brew install`, ...) names."""
+def _package_handler(command: str) -> Callable[[list[str]], _PackageHits] | None:
+    """The reader of the packages that `command` may install; None for a command that installs none."""
     handler = _PACKAGE_HANDLERS.get(command)
     if handler is None:
         if command.startswith("python"):
-            handler = _python_packages  # python3.12 -m pip install ...
-        elif command.startswith("pip3."):
-            handler = _pip_packages
-        else:
-            return
+            return _python_packages  # python3.12 -m pip install ...
+        if command.startswith("pip3."):
+            return _pip_packages
+    return handler
+
+
+def _record_packages(
+    handler: Callable[[list[str]], _PackageHits], args: list[str], offset: int, context: _ScanContext
+) -> None:
+    """The packages an install command (`pip install`, `npm i -g`, `brew install`, ...) names."""
     for ecosystem, spec in handler(args):
         name = _normalise_package(ecosystem, spec)
         if name is not None:
@@ -1245,23 +1311,33 @@ def _imported_modules(match: re.Match[str]) -> list[str]:
 
 def _distribution_for_import(module: str, local_names: set[str] | None = None) -> str | None:
     """PyPI distribution for an imported module; None for stdlib, relative and local imports."""
-    if not module or module.startswith("."):
+    distribution, top = _import_distribution(module)
+    if top is not None and local_names and top in local_names:
         return None
+    return distribution
+
+
+@functools.lru_cache(maxsize=4096)
+def _import_distribution(module: str) -> tuple[str | None, str | None]:
+    """(distribution, top-level name) of an import, before local names are ruled out.
+
+    The name is None when a local module cannot shadow the import (it names a namespace package).
+    """
+    if not module or module.startswith("."):
+        return None, None
     for prefix, distribution in _NAMESPACE_IMPORTS.items():
         if module == prefix or module.startswith(prefix + "."):
             if distribution is not None:
-                return distribution
+                return distribution, None
             rest = module[len(prefix) + 1 :].split(".", 1)[0]
-            return f"{prefix.replace('.', '-')}-{rest}".replace("_", "-") if rest else None
+            return (f"{prefix.replace('.', '-')}-{rest}".replace("_", "-") if rest else None), None
     top = module.split(".", 1)[0]
     if top in _PYTHON_STDLIB or top in _CONVENTIONAL_LOCAL_MODULES or top.startswith("_"):
-        return None
-    if local_names and top in local_names:
-        return None
+        return None, None
     if top in ("google", "azure"):
-        return None  # an unknown namespace sub-package: the distribution name cannot be guessed
+        return None, None  # an unknown namespace sub-package: the distribution name cannot be guessed
     distribution = IMPORT_TO_DISTRIBUTION.get(top, top)
-    return _PIP_NORMALISE_RE.sub("-", distribution).lower()
+    return _PIP_NORMALISE_RE.sub("-", distribution).lower(), top
 
 
 def _scan_python_processes(code: str, offset: int, context: _ScanContext) -> None:

@@ -44,7 +44,7 @@ FEASIBILITY = "feasibility"
 _MAX_HITS_PER_RULE = 32
 _WINDOW_BEFORE = 120
 _WINDOW_AFTER = 160
-_CODE_SUFFIXES = (
+CODE_SUFFIXES = (
     ".py", ".sh", ".bash", ".zsh", ".fish", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".rb", ".pl",
     ".php", ".go", ".rs", ".swift", ".ps1", ".psm1", ".bat", ".cmd", ".applescript", ".scpt", ".lua",
     ".java", ".kt", ".cs", ".r", ".jl",
@@ -851,7 +851,7 @@ def _scan_rules(text: str, lower: str, hits: dict[int, list[int]], found: _Found
 
 
 def _is_primary(name: str) -> bool:
-    return name in _PRIMARY_NAMES or name.endswith(_CODE_SUFFIXES + _CONFIG_SUFFIXES)
+    return name in _PRIMARY_NAMES or name.endswith(CODE_SUFFIXES + _CONFIG_SUFFIXES)
 
 
 def _same_length_lower(text: str) -> str:
@@ -872,7 +872,7 @@ def scan_text(path: str, text: str) -> list[Signal]:
     if not text:
         return []
     name = path.rsplit("/", 1)[-1].lower()
-    found = _Found(path=path, source=text, is_code=name.endswith(_CODE_SUFFIXES))
+    found = _Found(path=path, source=text, is_code=name.endswith(CODE_SUFFIXES))
     if not _is_primary(name):
         _scan_security(text, found, _needle_checks(text, everywhere_only=True))
         return found.signals

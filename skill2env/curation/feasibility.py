@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from skill2env.catalog.models import Signal, SkillRecord
-from skill2env.catalog.signals import CREDENTIAL_NAME, SUBJECT_PATH, evidence_line, scan_text
+from skill2env.catalog.signals import CODE_SUFFIXES, CREDENTIAL_NAME, SUBJECT_PATH, evidence_line, scan_text
 from skill2env.curation.models import Criterion, Outcome, Verdict
 from skill2env.curation.practical import skill_body, skill_subject
 
@@ -291,7 +291,8 @@ def _credentials(record: SkillRecord, subject: str, body: str, signals: list[Sig
     keys_optional = bool(_KEYS_OPTIONAL.search(subject) or _KEYS_OPTIONAL.search(body[:KEYS_OPTIONAL_WITHIN]))
     if keys_optional:
         return found
-    for name, signal in _required_variables([s for s in signals if s.code == "api-credential"]):
+    credentials = [s for s in signals if s.code == "api-credential"]
+    for name, signal in _required_variables(credentials, set(record.env_vars)):
         found.extend(_credential_reason(name, evidence_line(signal)))
     if not found and not _SELF_HOSTED.search(subject):
         unnamed = [
@@ -306,11 +307,12 @@ def _credentials(record: SkillRecord, subject: str, body: str, signals: list[Sig
     return found
 
 
-def _required_variables(credentials: list[Signal]) -> list[tuple[str, Signal]]:
+def _required_variables(credentials: list[Signal], env_vars: set[str]) -> list[tuple[str, Signal]]:
     """Credential variables the skill needs, each with the signal that shows it.
 
     A variable called optional anywhere is optional everywhere (a table row, then an `export`
-    line). Otherwise it is needed when a script reads it, when SKILL.md sets it up (`export`,
+    line). Otherwise it is needed when a script reads it from the environment (a constant named
+    `DUPLICATE_KEY` in a validator is not a credential), when SKILL.md sets it up (`export`,
     `.env`, "required", "get your key from"), or when SKILL.md names it on two lines; a single
     mention in an example (a guide to writing skills) is not a requirement.
     """
@@ -324,11 +326,14 @@ def _required_variables(credentials: list[Signal]) -> list[tuple[str, Signal]]:
         for name in CREDENTIAL_NAME.findall(signal.excerpt):
             if name in optional:
                 continue
-            lines.setdefault(name, set()).add((signal.file, signal.line))
+            in_code = signal.file.lower().endswith(CODE_SUFFIXES)
             first.setdefault(name, signal)
-            if _SETUP_LINE.search(signal.excerpt) or not signal.file.lower().endswith(".md"):
+            if not in_code:
+                lines.setdefault(name, set()).add((signal.file, signal.line))
+            # In code an assignment is a constant, not a setup step: only reading the environment counts.
+            if name in env_vars if in_code else _SETUP_LINE.search(signal.excerpt):
                 setup.setdefault(name, signal)
-    return [(name, setup.get(name, first[name])) for name in first if name in setup or len(lines[name]) >= 2]
+    return [(name, setup.get(name, first[name])) for name in first if name in setup or len(lines.get(name, ())) >= 2]
 
 
 def _credential_reason(name: str, proof: str) -> list[tuple[str, str]]:

@@ -12,9 +12,13 @@ from skill2env.curation.models import CurationRecord, Outcome
 from skill2env.curation.tables import curation_frame, curation_row
 
 
-def is_parsed(record: SkillRecord) -> bool:
-    """The funnel's second stage: SKILL.md was read and a name and a description were recovered."""
-    return record.status != SkillStatus.unreadable and bool(record.name) and bool(record.description)
+def parse_failure(record: SkillRecord) -> str | None:
+    """Why a skill fails the funnel's second stage (frontmatter parsed, with a name and a description)."""
+    if record.status != SkillStatus.ok:
+        return f"unparsed:{record.status.value}"
+    if not record.name or not record.description:
+        return "unparsed:missing-name-or-description"
+    return None
 
 
 def mark_content_duplicates(curations: list[CurationRecord]) -> None:
@@ -36,5 +40,5 @@ def curate_partition(skills: pl.DataFrame, domain: str, curator: Curator | None 
     records = [skill_record_from_row(row) for row in skills.iter_rows(named=True)]
     curations = [curate_skill(record, curator, domain=domain) for record in records]
     mark_content_duplicates(curations)
-    parsed = {record.path: is_parsed(record) for record in records}
-    return curation_frame([curation_row(c, parsed=parsed[c.path]) for c in curations])
+    failures = {record.path: parse_failure(record) for record in records}
+    return curation_frame([curation_row(c, parse_failure=failures[c.path]) for c in curations])

@@ -34,14 +34,15 @@ CURATED_SKILLS_SCHEMA = pl.Schema(
 CRITERIA = ("practical", "compatible", "feasible", "safe")
 
 
-def curation_row(record: CurationRecord, *, parsed: bool) -> dict[str, object]:
+def curation_row(record: CurationRecord, *, parse_failure: str | None) -> dict[str, object]:
+    """One `curated_skills` row; a skill that failed parsing is never curated, whatever its verdicts."""
     row: dict[str, object] = {
         "skill_id": record.skill_id,
         "path": record.path,
         "domain": record.domain,
-        "parsed": parsed,
-        "curated": record.curated and parsed,
-        "reasons": record.reasons if parsed else ["unparsed", *record.reasons],
+        "parsed": parse_failure is None,
+        "curated": record.curated and parse_failure is None,
+        "reasons": record.reasons if parse_failure is None else [parse_failure, *record.reasons],
         "schema_version": record.schema_version,
     }
     verdicts = {}

@@ -8,7 +8,7 @@ CREATE TABLE IF NOT EXISTS curated_skills_versions (
     skill_id VARCHAR NOT NULL,
     path VARCHAR NOT NULL,
     domain VARCHAR NOT NULL,
-    parsed BOOLEAN NOT NULL,               -- SKILL.md read and a name and description recovered
+    parsed BOOLEAN NOT NULL,               -- frontmatter parsed as a mapping, with a name and a description
     practical VARCHAR NOT NULL,            -- pass | fail | undecided
     practical_reasons VARCHAR[],
     compatible VARCHAR NOT NULL,

@@ -140,3 +140,19 @@ def test_keyless_public_api_is_left_to_review(make_record: RecordFactory, make_s
 )
 def test_classify_credential(name: str, kind: str | None) -> None:
     assert classify_credential(name) == kind
+
+
+def test_constants_named_like_keys_in_code_are_not_credentials(make_record: RecordFactory, make_skill: Skill) -> None:
+    script = '"""Issues: DUPLICATE_KEY, UNEXPECTED_KEY."""\nDUPLICATE_KEY = "duplicate"\nUNEXPECTED_KEY = "extra"\n'
+    record = make_record(make_skill("fixtures", "Check fixtures.", "Run `check.py`.\n"), files={"check.py": script})
+    assert judge_feasible(record).outcome == Outcome.pass_
+
+
+def test_a_key_read_from_the_environment_by_code_is_required(make_record: RecordFactory, make_skill: Skill) -> None:
+    script = 'import os\nKEY = os.environ["WEATHERSTACK_API_KEY"]\n'
+    record = make_record(
+        make_skill("weather", "Weather lookups.", "Run `weather.py CITY`.\n"),
+        files={"weather.py": script},
+        env_vars=["WEATHERSTACK_API_KEY"],
+    )
+    assert judge_feasible(record).reasons == ["needs:paid-api-key:WEATHERSTACK_API_KEY"]

@@ -1,0 +1,42 @@
+"""Curating one domain partition from `skills` rows: parse failures, duplicates, row shape."""
+
+from __future__ import annotations
+
+import json
+
+from rows import skill_row, skills_frame
+from skill_trees import GOOD
+
+from skill2env.curation.partition import curate_partition
+
+def good(path: str, **overrides: object) -> dict[str, object]:
+    fields: dict[str, object] = {
+        "skill_md_text": GOOD, "body_chars": len(GOOD), "name": "csv-report",
+        "description": "Summarise a CSV file into a Markdown report.", "frontmatter": json.dumps({"name": "csv-report"}),
+    }  # fmt: skip
+    return skill_row(path, **{**fields, **overrides})
+
+
+def test_a_good_skill_is_curated_with_every_verdict_recorded() -> None:
+    (row,) = curate_partition(skills_frame(good("team/csv-report")), "data-analytics").to_dicts()
+    assert row["curated"] is True and row["parsed"] is True
+    assert (row["practical"], row["compatible"], row["feasible"], row["safe"]) == ("pass",) * 4
+    assert set(json.loads(row["verdicts"])) == {"practical", "compatible", "feasible", "safe"}
+    assert row["domain"] == "data-analytics"
+
+
+def test_broken_frontmatter_is_not_parsed_and_never_curated() -> None:
+    frame = skills_frame(good("team/broken", status="frontmatter_error"), good("team/nameless", name=None))
+    rows = {r["path"]: r for r in curate_partition(frame, "data-analytics").to_dicts()}
+    assert rows["team/broken"]["parsed"] is False
+    assert rows["team/broken"]["curated"] is False
+    assert rows["team/broken"]["reasons"][0] == "unparsed:frontmatter_error"
+    assert rows["team/nameless"]["reasons"][0] == "unparsed:missing-name-or-description"
+
+
+def test_only_the_first_copy_of_identical_content_is_curated() -> None:
+    frame = skills_frame(good("b/copy", skill_id="same"), good("a/original", skill_id="same"))
+    rows = {r["path"]: r for r in curate_partition(frame, "data-analytics").to_dicts()}
+    assert rows["a/original"]["curated"] is True
+    assert rows["b/copy"]["curated"] is False
+    assert rows["b/copy"]["practical_reasons"] == ["duplicate:content-of:a/original"]

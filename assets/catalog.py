@@ -1,8 +1,7 @@
 """The skill catalog: `skills` and `skill_files`, written together from one walk of the skills root."""
 
-
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import dagster as dg
@@ -79,7 +78,7 @@ def skill_catalog(
     )
 
 
-def _progress_logger(context: dg.AssetExecutionContext):  # type: ignore[no-untyped-def]
+def _progress_logger(context: dg.AssetExecutionContext) -> Callable[[int], None]:
     last = time.monotonic()
 
     def report(done: int) -> None:

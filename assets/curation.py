@@ -1,6 +1,5 @@
 """Curation: `curated_skills`, one domain partition at a time (or a range in one run)."""
 
-
 import warnings
 
 import dagster as dg

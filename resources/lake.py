@@ -10,7 +10,7 @@ from skill2env.home import Home
 from skill2env.lake.lake import Lake
 
 
-class LakeResource(dg.ConfigurableResource):  # type: ignore[type-arg]
+class LakeResource(dg.ConfigurableResource):
     """The DuckDB lake under the skill2env home. Holds no connection: every call locks, connects, closes."""
 
     home: str = ""

@@ -28,6 +28,8 @@ console = Console(stderr=True)
 def _table_console() -> Console:
     """Standard output, at least wide enough for the funnel even when piped (rich assumes 80 then)."""
     return Console(width=max(Console().width, TABLE_MIN_WIDTH))
+
+
 home_option = click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import PurePosixPath
+from typing import Any, Literal
 
 from skill2env.catalog.clawhub import clawhub_meta
 from skill2env.catalog.discover import ListedFile, SkillFolder, points_outside
@@ -30,10 +31,10 @@ def profile_skill(folder: SkillFolder) -> SkillRecord:
     skill_md: FileContent | None = None
     for listed in folder.files:
         is_skill_md = listed.relpath == folder.skill_md_file
-        record, content = _inventory_file(folder, listed.relpath, listed, is_skill_md)
-        files.append(record)
+        entry, content = _inventory_file(folder, listed.relpath, listed, is_skill_md)
+        files.append(entry)
         if content is not None and content.text is not None:
-            sources.append(TextSource(listed.relpath, content.text, record.language))
+            sources.append(TextSource(listed.relpath, content.text, entry.language))
         if is_skill_md:
             skill_md = content
     record = _skill_record(folder, files, sources, skill_md)
@@ -74,7 +75,7 @@ def _bare_file(
     size: int,
     *,
     is_text: bool,
-    status: str,
+    status: Literal["ok", "skipped", "unreadable"],
     reason: str,
     is_symlink: bool = False,
     target: str | None = None,
@@ -88,7 +89,7 @@ def _bare_file(
         is_text=is_text,
         is_symlink=is_symlink,
         symlink_target=target,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         reason=reason,
     )
 
@@ -105,7 +106,7 @@ def _skill_record(
     folder: SkillFolder, files: list[SkillFile], sources: list[TextSource], skill_md: FileContent | None
 ) -> SkillRecord:
     source = folder.relpath.split("/", 1)[0] if folder.relpath != "." else folder.root.name
-    base = {
+    base: dict[str, Any] = {
         "skill_id": content_digest(files),
         "source": source,
         "path": folder.relpath,
@@ -128,7 +129,7 @@ def _skill_record(
 
 def _parsed_record(
     folder: SkillFolder,
-    base: dict[str, object],
+    base: dict[str, Any],
     parsed: ParsedFrontmatter,
     skill_md: FileContent,
     md_entry: SkillFile | None,
@@ -148,7 +149,7 @@ def _parsed_record(
         skill_md_text=skill_md.text or "",
         skill_md_size=md_entry.size if md_entry else 0,
         body_chars=len(parsed.body),
-        text_encoding=skill_md.encoding,  # type: ignore[arg-type]
+        text_encoding=skill_md.encoding,
         spec_findings=spec_findings(parsed, folder_name=folder_name, skill_md_file=folder.skill_md_file),
         clawhub=clawhub,
         programs=requirements.programs,
@@ -156,7 +157,7 @@ def _parsed_record(
         dependencies=requirements.dependencies,
         env_vars=requirements.env_vars,
         signals=signals,
-        **base,  # type: ignore[arg-type]
+        **base,
     )
 
 

@@ -871,19 +871,30 @@ def _analyse_command(tokens: list[str], offset: int, context: _ScanContext) -> N
     if index >= len(tokens):
         return
     word = tokens[index]
-    if word in _DECLARATION_COMMANDS:
+    role, name, handler = _command_role(word)
+    if role == "declaration":
         _note_declarations(word, tokens[index + 1 :], context.variables)
-        return
-    if word in _LOOKUP_COMMANDS:
+    elif role == "lookup":
         _note_lookups(word, tokens[index + 1 :], context)
-        return
+    elif name is not None and name not in context.functions:
+        context.collector.cli_tools.add(name)
+        if handler is not None:
+            _record_packages(handler, tokens[index + 1 :], offset, context)
+
+
+@functools.lru_cache(maxsize=8192)
+def _command_role(word: str) -> tuple[str, str | None, _PackageReader | None]:
+    """(role, command name, package reader) of the word in command position of a segment.
+
+    The role is `declaration` (`export X=1`), `lookup` (`command -v jq`) or `command`; the name is
+    None when the word is not a tool's name, the reader None when the command installs no packages.
+    """
+    if word in _DECLARATION_COMMANDS:
+        return "declaration", None, None
+    if word in _LOOKUP_COMMANDS:
+        return "lookup", None, None
     name = _command_name(word)
-    if name is None or name in context.functions:
-        return
-    context.collector.cli_tools.add(name)
-    handler = _package_handler(name)
-    if handler is not None:
-        _record_packages(handler, tokens[index + 1 :], offset, context)
+    return "command", name, None if name is None else _package_handler(name)
 
 
 def _note_lookups(word: str, args: list[str], context: _ScanContext) -> None:
@@ -1006,7 +1017,7 @@ _CONDA_VALUE_OPTIONS = frozenset({"-c", "--channel", "-n", "--name", "-p", "--pr
 _NO_VALUE_OPTIONS: frozenset[str] = frozenset()
 
 
-def _package_handler(command: str) -> Callable[[list[str]], _PackageHits] | None:
+def _package_handler(command: str) -> _PackageReader | None:
     """The reader of the packages that `command` may install; None for a command that installs none."""
     handler = _PACKAGE_HANDLERS.get(command)
     if handler is None:
@@ -1017,9 +1028,7 @@ def _package_handler(command: str) -> Callable[[list[str]], _PackageHits] | None
     return handler
 
 
-def _record_packages(
-    handler: Callable[[list[str]], _PackageHits], args: list[str], offset: int, context: _ScanContext
-) -> None:
+def _record_packages(handler: _PackageReader, args: list[str], offset: int, context: _ScanContext) -> None:
     """The packages an install command (`pip install`, `npm i -g`, `brew install`, ...) names."""
     for ecosystem, spec in handler(args):
         name = _normalise_package(ecosystem, spec)
@@ -1054,6 +1063,8 @@ def _after_subcommand(args: list[str], subcommands: Iterable[str]) -> list[str] 
 
 
 _PackageHits = list[tuple[str, str]]
+_PackageReader = Callable[[list[str]], _PackageHits]
+"""Reads the (ecosystem, package spec) pairs from the arguments of an install command."""
 
 
 def _pip_packages(args: list[str]) -> _PackageHits:

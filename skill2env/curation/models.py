@@ -10,7 +10,7 @@ SCHEMA_VERSION = 1
 
 
 class Outcome(StrEnum):
-    pass_ = "pass"
+    pass_ = "pass"  # noqa: S105 - an outcome, not a password
     fail = "fail"
     undecided = "undecided"
     """Static rules could not decide; a curator model may (see `skill2env.curation.curator`)."""

@@ -9,26 +9,26 @@ import polars as pl
 
 from skill2env.curation.models import CurationRecord
 
-_STR_LIST = pl.List(pl.String)
+_STR_LIST = pl.List(pl.String())
 
 CURATED_SKILLS_SCHEMA = pl.Schema(
     {
-        "skill_id": pl.String,
-        "path": pl.String,
-        "domain": pl.String,
-        "parsed": pl.Boolean,
-        "practical": pl.String,
+        "skill_id": pl.String(),
+        "path": pl.String(),
+        "domain": pl.String(),
+        "parsed": pl.Boolean(),
+        "practical": pl.String(),
         "practical_reasons": _STR_LIST,
-        "compatible": pl.String,
+        "compatible": pl.String(),
         "compatible_reasons": _STR_LIST,
-        "feasible": pl.String,
+        "feasible": pl.String(),
         "feasible_reasons": _STR_LIST,
-        "safe": pl.String,
+        "safe": pl.String(),
         "safe_reasons": _STR_LIST,
-        "curated": pl.Boolean,
+        "curated": pl.Boolean(),
         "reasons": _STR_LIST,
-        "verdicts": pl.String,
-        "schema_version": pl.Int64,
+        "verdicts": pl.String(),
+        "schema_version": pl.Int64(),
     }
 )
 CRITERIA = ("practical", "compatible", "feasible", "safe")

@@ -9,11 +9,15 @@ from skill_trees import GOOD
 
 from skill2env.curation.partition import curate_partition
 
+
 def good(path: str, **overrides: object) -> dict[str, object]:
     fields: dict[str, object] = {
-        "skill_md_text": GOOD, "body_chars": len(GOOD), "name": "csv-report",
-        "description": "Summarise a CSV file into a Markdown report.", "frontmatter": json.dumps({"name": "csv-report"}),
-    }  # fmt: skip
+        "skill_md_text": GOOD,
+        "body_chars": len(GOOD),
+        "name": "csv-report",
+        "description": "Summarise a CSV file into a Markdown report.",
+        "frontmatter": json.dumps({"name": "csv-report"}),
+    }
     return skill_row(path, **{**fields, **overrides})
 
 

@@ -1,13 +1,13 @@
 """The skill catalog: `skills` and `skill_files`, written together from one walk of the skills root."""
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
 import polars as pl
 
 from assets.partitions import DOMAIN_PARTITIONS_NAME
+from assets.progress import progress_logger
 from resources.lake import LakeResource
 from skill2env.catalog.catalog import Catalog, catalog_skills
 from skill2env.formatting import markdown_table
@@ -15,7 +15,6 @@ from skill2env.home import default_skills_root
 from skill2env.lake.lake import TableWrite
 
 CODE_VERSION = "catalog-1"
-PROGRESS_EVERY_SECONDS = 5.0
 
 
 class CatalogConfig(dg.Config):
@@ -50,9 +49,8 @@ def skill_catalog(
     context: dg.AssetExecutionContext, config: CatalogConfig, lake: LakeResource
 ) -> Iterator[dg.MaterializeResult]:
     """Walk the skills root, profile every skill folder, append a new version of both tables."""
-    catalog = catalog_skills(
-        Path(config.skills_root), workers=config.workers or None, progress=_progress_logger(context)
-    )
+    report = progress_logger(context, "skill folders profiled")
+    catalog = catalog_skills(Path(config.skills_root), workers=config.workers or None, progress=report)
     lake.lake().write(
         [TableWrite("skills", catalog.skills), TableWrite("skill_files", catalog.skill_files)],
         run_id=context.run.run_id,
@@ -76,18 +74,6 @@ def skill_catalog(
             "kinds": _counts(catalog.skill_files, "kind"),
         },
     )
-
-
-def _progress_logger(context: dg.AssetExecutionContext) -> Callable[[int], None]:
-    last = time.monotonic()
-
-    def report(done: int) -> None:
-        nonlocal last
-        if time.monotonic() - last >= PROGRESS_EVERY_SECONDS:
-            last = time.monotonic()
-            context.log.info(f"profiled {done} skill folders")
-
-    return report
 
 
 def _register_domains(instance: dg.DagsterInstance, catalog: Catalog) -> None:

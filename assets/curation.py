@@ -3,18 +3,26 @@
 import warnings
 
 import dagster as dg
+import polars as pl
 
 from assets.partitions import domain_partitions
+from assets.progress import progress_logger
 from resources.lake import LakeResource
-from skill2env.curation.partition import curate_partition
+from skill2env.curation.partition import curate_partitions
 from skill2env.formatting import markdown_table
 from skill2env.lake.lake import TableWrite
 from skill2env.lake.sqlfiles import load_sql
+from skill2env.parallel import default_workers
 
 CODE_VERSION = "curation-1"
 
 # A single-run backfill policy is how a partition range runs as one run; its "beta" label is noise for users.
 warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*backfill_policy.*")
+
+
+class CurationConfig(dg.Config):
+    workers: int = 0
+    """Curation processes; 0 picks one per CPU core."""
 
 
 @dg.asset(
@@ -25,22 +33,24 @@ warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*backfill_p
     kinds={"duckdb"},
     pool="lake",
 )
-def curated_skills(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
+def curated_skills(
+    context: dg.AssetExecutionContext, config: CurationConfig, lake: LakeResource
+) -> dg.MaterializeResult:
     """One row per skill of a domain: a verdict per criterion (practical, compatible, feasible, safe)."""
     store = lake.lake()
     domains = list(context.partition_keys)
-    writes = []
-    for domain in domains:
-        skills = store.query(load_sql("queries/skills_of_domain"), {"domain": domain})
-        writes.append(TableWrite("curated_skills", curate_partition(skills, domain), partition_key=domain))
-        context.log.info(f"curated {skills.height} skills of domain {domain}")
+    skills = store.query(load_sql("queries/skills_of_domains"), {"domains": domains})
+    by_domain = {domain: skills.filter(pl.col("domain") == domain) for domain in domains}
+    report = progress_logger(context, "skills curated", skills.height)
+    curated = curate_partitions(by_domain, workers=config.workers or default_workers(), progress=report)
+    writes = [TableWrite("curated_skills", frame, partition_key=domain) for domain, frame in curated.items()]
     store.write(writes, run_id=context.run.run_id, code_version=CODE_VERSION)
     funnel = store.query(load_sql("queries/funnel_for_domains"), {"domains": domains})
-    curated = sum(int(w.frame.get_column("curated").sum()) for w in writes)
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sum(w.frame.height for w in writes),
-            "curated": curated,
+            "curated": sum(int(w.frame.get_column("curated").sum()) for w in writes),
+            "domains": len(domains),
             "funnel": dg.MetadataValue.md(markdown_table(funnel, 40)),
         }
     )

@@ -74,7 +74,7 @@ def run_catalog(home: Home, skills_root: Path, *, workers: int = 0, log_level: s
         keys = instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME)
         if keys:
             result = bound.resolve_job_def("curation_job").execute_in_process(
-                run_config={"loggers": loggers},
+                run_config={"ops": {"curated_skills": {"config": {"workers": workers}}}, "loggers": loggers},
                 instance=instance,
                 tags={RANGE_START_TAG: keys[0], RANGE_END_TAG: keys[-1]},
                 raise_on_error=False,

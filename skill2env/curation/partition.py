@@ -1,6 +1,9 @@
-"""Curate one domain partition: skills rows in, `curated_skills` rows out."""
+"""Curate domain partitions: `skills` rows in, `curated_skills` rows out."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -9,7 +12,22 @@ from skill2env.catalog.tables import skill_record_from_row
 from skill2env.curation.curate import curate_skill
 from skill2env.curation.curator import Curator
 from skill2env.curation.models import CurationRecord, Outcome
-from skill2env.curation.tables import curation_frame, curation_row
+from skill2env.curation.tables import CURATED_SKILLS_SCHEMA, curation_frame, curation_row
+from skill2env.parallel import map_chunks
+
+CHUNK_SIZE = 256
+INLINE_BELOW = 512
+"""Fewer skills than this are curated in-process: spawning workers costs more."""
+
+
+@dataclass(frozen=True)
+class CurationChunk:
+    """A slice of one domain's skills, with the content duplicates found over the whole domain."""
+
+    domain: str
+    skills: pl.DataFrame
+    duplicates: Mapping[str, str]
+    """Path → the first path (in path order) holding the same content."""
 
 
 def parse_failure(record: SkillRecord) -> str | None:
@@ -21,24 +39,80 @@ def parse_failure(record: SkillRecord) -> str | None:
     return None
 
 
-def mark_content_duplicates(curations: list[CurationRecord]) -> None:
-    """Reject every copy of a skill's content but the first path (same `skill_id` = same bytes)."""
-    first_path: dict[str, str] = {}
-    for record in sorted(curations, key=lambda r: r.path):
-        original = first_path.setdefault(record.skill_id, record.path)
-        if original == record.path:
-            continue
-        reason = f"duplicate:content-of:{original}"
-        record.practical.outcome = Outcome.fail
-        record.practical.reasons.append(reason)
-        record.curated = False
-        record.reasons.insert(0, reason)
+def duplicate_paths(skills: pl.DataFrame) -> dict[str, str]:
+    """Every copy of a skill's content but the first path (same `skill_id` = same bytes) → that first path."""
+    first: dict[str, str] = {}
+    duplicates: dict[str, str] = {}
+    for skill_id, path in sorted(zip(skills["skill_id"], skills["path"], strict=True), key=lambda pair: pair[1]):
+        original = first.setdefault(skill_id, path)
+        if original != path:
+            duplicates[path] = original
+    return duplicates
+
+
+def _mark_duplicate(curation: CurationRecord, original: str) -> None:
+    reason = f"duplicate:content-of:{original}"
+    curation.practical.outcome = Outcome.fail
+    curation.practical.reasons.append(reason)
+    curation.curated = False
+    curation.reasons.insert(0, reason)
+
+
+def curate_chunk(chunk: CurationChunk, curator: Curator | None = None) -> pl.DataFrame:
+    """`curated_skills` rows for a slice of one domain's `skills` rows (worker entry point)."""
+    rows = []
+    for row in chunk.skills.iter_rows(named=True):
+        record = skill_record_from_row(row)
+        curation = curate_skill(record, curator, domain=chunk.domain)
+        if record.path in chunk.duplicates:
+            _mark_duplicate(curation, chunk.duplicates[record.path])
+        rows.append(curation_row(curation, parse_failure=parse_failure(record)))
+    return curation_frame(rows)
 
 
 def curate_partition(skills: pl.DataFrame, domain: str, curator: Curator | None = None) -> pl.DataFrame:
-    """`curated_skills` rows for the skills of one domain (rows of the `skills` view)."""
-    records = [skill_record_from_row(row) for row in skills.iter_rows(named=True)]
-    curations = [curate_skill(record, curator, domain=domain) for record in records]
-    mark_content_duplicates(curations)
-    failures = {record.path: parse_failure(record) for record in records}
-    return curation_frame([curation_row(c, parse_failure=failures[c.path]) for c in curations])
+    """`curated_skills` rows for the skills of one domain, in-process."""
+    return curate_chunk(CurationChunk(domain, skills, duplicate_paths(skills)), curator)
+
+
+def curate_partitions(
+    skills_by_domain: Mapping[str, pl.DataFrame],
+    *,
+    workers: int,
+    curator: Curator | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, pl.DataFrame]:
+    """Curate several domains, spreading chunks over worker processes (in-process with a curator:
+    a model-backed curator holds clients that do not cross process boundaries)."""
+    total = sum(frame.height for frame in skills_by_domain.values())
+    if curator is not None or total < INLINE_BELOW:
+        workers = 1
+    chunks = list(_chunks(skills_by_domain))
+    done = 0
+
+    def count(frame: pl.DataFrame) -> None:
+        nonlocal done
+        done += frame.height
+        if progress:
+            progress(done)
+
+    if curator is not None:
+        results = [curate_chunk(chunk, curator) for chunk in chunks]
+        for frame in results:
+            count(frame)
+    else:
+        results = list(map_chunks(curate_chunk, chunks, workers=workers, on_result=count))
+    by_domain: dict[str, list[pl.DataFrame]] = {domain: [] for domain in skills_by_domain}
+    for chunk, frame in zip(chunks, results, strict=True):
+        by_domain[chunk.domain].append(frame)
+    return {
+        domain: pl.concat(frames) if frames else pl.DataFrame(schema=CURATED_SKILLS_SCHEMA)
+        for domain, frames in by_domain.items()
+    }
+
+
+def _chunks(skills_by_domain: Mapping[str, pl.DataFrame]) -> Iterator[CurationChunk]:
+    for domain, skills in skills_by_domain.items():
+        duplicates = duplicate_paths(skills)
+        for start in range(0, skills.height, CHUNK_SIZE):
+            yield CurationChunk(domain, skills.slice(start, CHUNK_SIZE), duplicates)

@@ -73,7 +73,8 @@ def _scan(directory: Path) -> list[os.DirEntry[str]]:
 def _walk(root: Path, relpath: str, enclosing: SkillFolder | None) -> Iterator[SkillFolder]:
     directory = root / relpath
     entries = _scan(directory)
-    file_names = [e.name for e in entries if e.is_file(follow_symlinks=False)]
+    # A symlinked SKILL.md still marks a skill (listed, never followed), so it gets a row saying so.
+    file_names = [e.name for e in entries if e.is_file(follow_symlinks=False) or e.is_symlink()]
     skill_md = preferred_skill_md(file_names)
     current = enclosing
     if skill_md is not None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from rows import skill_row, skills_frame
 from skill_trees import GOOD
 
-from skill2env.curation.partition import curate_partition
+from skill2env.curation import partition
+from skill2env.curation.partition import curate_partition, curate_partitions
 
 
 def good(path: str, **overrides: object) -> dict[str, object]:
@@ -44,3 +46,22 @@ def test_only_the_first_copy_of_identical_content_is_curated() -> None:
     assert rows["a/original"]["curated"] is True
     assert rows["b/copy"]["curated"] is False
     assert rows["b/copy"]["practical_reasons"] == ["duplicate:content-of:a/original"]
+
+
+def test_worker_processes_give_the_same_rows_as_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(partition, "INLINE_BELOW", 0)
+    monkeypatch.setattr(partition, "CHUNK_SIZE", 3)
+    by_domain = {
+        "data-analytics": skills_frame(*(good(f"a/s{i}") for i in range(7))),
+        "security": skills_frame(good("b/one", skill_id="x"), good("b/two", skill_id="x")),
+        "empty": skills_frame(),
+    }
+    seen: list[int] = []
+
+    parallel = curate_partitions(by_domain, workers=2, progress=seen.append)
+    inline = curate_partitions(by_domain, workers=1)
+
+    assert {d: f.to_dicts() for d, f in parallel.items()} == {d: f.to_dicts() for d, f in inline.items()}
+    assert parallel["data-analytics"].height == 7 and parallel["empty"].height == 0
+    assert parallel["security"]["curated"].to_list() == [True, False]
+    assert seen[-1] == 9

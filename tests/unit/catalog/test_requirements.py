@@ -185,6 +185,25 @@ def test_untagged_block_reads_prompt_and_install_lines_only() -> None:
     assert [(d.ecosystem, d.name) for d in result.dependencies] == [("apt", "jq"), ("pip", "requests")]
 
 
+@pytest.mark.parametrize(
+    ("line", "dependency"),
+    [
+        ("pip install a", ("pip", "a")), ("pip3.12 install a", ("pip", "a")),
+        ("python3 -m pip install a", ("pip", "a")), ("uv pip install a", ("pip", "a")),
+        ("uv add a", ("pip", "a")), ("uvx a", ("pip", "a")), ("pipx install a", ("pip", "a")),
+        ("gem install a", ("gem", "a")), ("brew install a", ("brew", "a")), ("apt-get install a", ("apt", "a")),
+        ("dnf install a", ("rpm", "a")), ("yum install a", ("rpm", "a")), ("npm i a", ("npm", "a")),
+        ("pnpm add a", ("npm", "a")), ("bun add a", ("npm", "a")), ("yarn add a", ("npm", "a")),
+        ("npx a", ("npm", "a")), ("cargo install a", ("cargo", "a")), ("go install x.io/a@v1", ("go", "x.io/a")),
+        ("conda install a", ("conda", "a")), ("mamba install a", ("conda", "a")),
+        ("micromamba install a", ("conda", "a")), ("composer require v/a", ("composer", "v/a")),
+        ("dotnet add package A", ("nuget", "a")), ("apk add a", ("apk", "a")), ("sudo apt install a", ("apt", "a")),
+    ],
+)  # fmt: skip
+def test_every_install_command_is_picked_from_a_plain_block(line: str, dependency: tuple[str, str]) -> None:
+    assert _deps(_bash(line, fence="")) == [dependency]
+
+
 def test_unclosed_fence_runs_to_the_end_of_the_file() -> None:
     assert _extract(_md("# X\n\n```bash\necho 3 | bc\n")).cli_tools == ["bc"]
 
@@ -193,6 +212,40 @@ def test_tilde_fences_and_indented_fences() -> None:
     text = "~~~bash\ncurl x\n~~~\n\n1. Step\n   ```sh\n   wget y\n   ```\n"
 
     assert _extract(_md(text)).cli_tools == ["curl", "wget"]
+
+
+def test_tilde_block_ignores_backtick_fences_inside() -> None:
+    text = "~~~bash\ncurl a\n```\n~~~\n```sh\nwget b\n```\nsee ~/path\n"
+
+    assert _extract(_md(text)).cli_tools == ["curl", "wget"]
+
+
+def test_backticks_after_text_on_a_line_are_not_a_fence() -> None:
+    text = "Use ```bash blocks``` like this:\n\n  ```bash\n  wget y\n  ```\n\nthen `gh pr list`\n"
+
+    assert _extract(_md(text)).cli_tools == ["bash", "gh", "wget"]
+
+
+def test_an_opening_fence_line_stays_part_of_the_prose() -> None:
+    # Inline code may start in the info string: here `bash # needs ` is read as a command.
+    text = "# X\n\n```bash # needs `gh`\necho hi\n```\n"
+
+    assert _extract(_md(text)).cli_tools == ["bash"]
+
+
+def test_console_blocks_with_and_without_prompts() -> None:
+    text = "```console\nkubectl get pods\n```\n\n```terminal\n$ helm list\nNAME  STATUS\n```\n"
+
+    assert _extract(_md(text)).cli_tools == ["helm", "kubectl"]
+
+
+def test_plain_block_without_commands_keeps_later_line_numbers() -> None:
+    text = "# X\n\n```bash\ncurl x\n```\n\n```\nproject/\n  a.md\n```\n\n```bash\npip install requests\n```\n"
+
+    result = _extract(_md(text))
+
+    assert result.cli_tools == ["curl", "pip"]
+    assert [(d.name, d.source) for d in result.dependencies] == [("requests", "SKILL.md:13")]
 
 
 def test_crlf_markdown() -> None:
@@ -248,6 +301,22 @@ def test_dockerfile_line_numbers_skip_other_instructions() -> None:
     result = _extract(TextSource("docker/Dockerfile", text, "dockerfile"))
 
     assert [(d.ecosystem, d.name, d.source) for d in result.dependencies] == [("npm", "pnpm", "docker/Dockerfile:5")]
+
+
+def test_evidence_comes_from_the_language_whose_first_block_comes_first() -> None:
+    # The untagged block (read as shell) comes first, so the shell blocks are read before Python's.
+    python_first = "# X\n\n```python\nfrom PIL import Image\n```\n\n```bash\npip install pillow\n```\n"
+    shell_first = python_first.replace("# X\n", "# X\n\n```\ntree/\n```\n", 1)
+
+    assert [d.source for d in _extract(_md(shell_first)).dependencies] == ["SKILL.md:12"]
+    assert [d.source for d in _extract(_md(python_first)).dependencies] == ["SKILL.md:4"]
+
+
+def test_dockerfile_without_run_lines() -> None:
+    fence = _md('```dockerfile\nFROM alpine\nCMD ["sh"]\n```\n')
+    dockerfile = TextSource("Dockerfile", "FROM alpine\n", None)
+
+    assert _extract(fence, dockerfile) == Requirements()
 
 
 def test_dockerfile_fence_in_markdown() -> None:
@@ -455,6 +524,15 @@ def test_dotenv_example_lists_env_vars() -> None:
 
 
 # --- Python ---------------------------------------------------------------------------------------
+
+
+def test_python_evidence_lines_when_found_out_of_text_order() -> None:
+    # Imports are read before process calls, so `rich` (line 3) is found after `requests` (line 4).
+    code = "import os\nsubprocess.run('pip install rich', shell=True)\nimport requests\n"
+
+    result = _extract(_md(f"```python\n{code}```\n"))
+
+    assert [(d.name, d.source) for d in result.dependencies] == [("requests", "SKILL.md:4"), ("rich", "SKILL.md:3")]
 
 
 def test_python_imports_map_to_distributions() -> None:

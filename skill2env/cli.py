@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -44,31 +45,35 @@ def main() -> None:
     """Turn agent skills into executable, graded training environments, tracked in a DuckDB lake."""
 
 
-@main.command()
-@click.option(
-    "--skills",
-    "skills_root",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    required=True,
-    help="Folder holding skill folders (any depth).",
+workers_option = click.option(
+    "--workers", type=int, default=0, show_default=True, help="Worker processes; 0 = one per core."
 )
+
+
+def skills_option(*, required: bool, help_text: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    return click.option(
+        "--skills",
+        "skills_root",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        required=required,
+        default=None,
+        help=help_text,
+    )
+
+
+@main.command()
+@skills_option(required=True, help_text="Folder holding skill folders (any depth).")
 @home_option
-@click.option("--workers", type=int, default=0, show_default=True, help="Profiling processes; 0 = one per core.")
+@workers_option
 def catalog(skills_root: Path, home: Path | None, workers: int) -> None:
     """Catalog and curate the skills under SKILLS into the lake, then print the funnel."""
     _catalog_and_report(skills_root, Home.resolve(home), workers)
 
 
 @main.command()
-@click.option(
-    "--skills",
-    "skills_root",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=None,
-    help="Folder holding skill folders (default: $SKILL2ENV_SKILLS or the bundled examples).",
-)
+@skills_option(required=False, help_text="Folder holding skill folders (default: $SKILL2ENV_SKILLS or the examples).")
 @home_option
-@click.option("--workers", type=int, default=0, show_default=True, help="Profiling processes; 0 = one per core.")
+@workers_option
 def run(skills_root: Path | None, home: Path | None, workers: int) -> None:
     """Run the main job on the embedded defaults: catalog + curation, then the funnel."""
     _catalog_and_report(skills_root or default_skills_root(), Home.resolve(home), workers)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from corpus import CORPUS
 
 from skill2env.definitions import run_catalog
 from skill2env.home import Home
@@ -36,8 +37,6 @@ def cataloged(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureR
 
 @pytest.fixture(scope="module")
 def corpus_root() -> Path:
-    from conftest import CORPUS
-
     if not CORPUS.is_dir():
         pytest.skip(f"development corpus not found at {CORPUS}")
     return CORPUS

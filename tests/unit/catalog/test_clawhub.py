@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus import OPENCLAW
 
 from skill2env.catalog.clawhub import clawhub_meta
 from skill2env.catalog.frontmatter import parse_frontmatter
 from skill2env.catalog.models import ClawHubMeta
-
-OPENCLAW = Path("/work/shared/corpus/skills-dev/openclaw-skills")
 
 
 def _meta(block: Any, key: str = "openclaw") -> ClawHubMeta:

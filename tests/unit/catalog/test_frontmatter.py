@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from corpus import CORPUS
 
 from skill2env.catalog.frontmatter import parse_frontmatter
 
-CORPUS = Path("/work/shared/corpus/skills-dev")
 OPENCLAW = CORPUS / "openclaw-skills"
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus import OPENCLAW
 
 from skill2env.catalog.clawhub import clawhub_meta
 from skill2env.catalog.frontmatter import parse_frontmatter
@@ -18,8 +18,6 @@ from skill2env.catalog.requirements import (
     TextSource,
     extract_requirements,
 )
-
-OPENCLAW = Path("/work/shared/corpus/skills-dev/openclaw-skills")
 
 
 def _extract(*sources: TextSource, frontmatter: dict[str, Any] | None = None, clawhub: ClawHubMeta | None = None):

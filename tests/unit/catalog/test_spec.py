@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from corpus import CORPUS
 
 from skill2env.catalog.frontmatter import ParsedFrontmatter, parse_frontmatter
 from skill2env.catalog.models import SpecFinding
 from skill2env.catalog.spec import SPEC_RULES, name_matches_folder, spec_findings
-
-CORPUS = Path("/work/shared/corpus/skills-dev")
 
 BODY = "# Title\n\nDo the thing.\n"
 

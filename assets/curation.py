@@ -3,7 +3,6 @@
 import warnings
 
 import dagster as dg
-import polars as pl
 
 from assets.partitions import domain_partitions
 from assets.progress import progress_logger
@@ -39,10 +38,15 @@ def curated_skills(
     """One row per skill of a domain: a verdict per criterion (practical, compatible, feasible, safe)."""
     store = lake.lake()
     domains = list(context.partition_keys)
-    skills = store.query(load_sql("queries/skills_of_domains"), {"domains": domains})
-    by_domain = {domain: skills.filter(pl.col("domain") == domain) for domain in domains}
-    report = progress_logger(context, "skills curated", skills.height)
-    curated = curate_partitions(by_domain, workers=config.workers or default_workers(), progress=report)
+    counts = store.query(load_sql("queries/skill_counts_by_domain"), {"domains": domains})
+    sizes = {domain: 0 for domain in domains} | dict(counts.iter_rows())
+    report = progress_logger(context, "skills curated", sum(sizes.values()))
+    curated = curate_partitions(
+        sizes,
+        lambda domain: store.query(load_sql("queries/skills_of_domain"), {"domain": domain}),
+        workers=config.workers or default_workers(),
+        progress=report,
+    )
     writes = [TableWrite("curated_skills", frame, partition_key=domain) for domain, frame in curated.items()]
     store.write(writes, run_id=context.run.run_id, code_version=CODE_VERSION)
     funnel = store.query(load_sql("queries/funnel_for_domains"), {"domains": domains})

@@ -76,43 +76,52 @@ def curate_partition(skills: pl.DataFrame, domain: str, curator: Curator | None 
 
 
 def curate_partitions(
-    skills_by_domain: Mapping[str, pl.DataFrame],
+    sizes: Mapping[str, int],
+    load: Callable[[str], pl.DataFrame],
     *,
     workers: int,
     curator: Curator | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """Curate several domains, spreading chunks over worker processes (in-process with a curator:
-    a model-backed curator holds clients that do not cross process boundaries)."""
-    total = sum(frame.height for frame in skills_by_domain.values())
-    if curator is not None or total < INLINE_BELOW:
-        workers = 1
-    chunks = list(_chunks(skills_by_domain))
-    done = 0
+    """Curate several domains (`sizes`: domain → skill count), loading one domain's skills at a time
+    with `load` so that memory holds one domain, not the catalog.
 
-    def count(frame: pl.DataFrame) -> None:
+    Chunks are spread over worker processes; in-process with a curator (a model-backed curator
+    holds clients that do not cross process boundaries) or when there is little to do.
+    """
+    if curator is not None or sum(sizes.values()) < INLINE_BELOW:
+        workers = 1
+    done = 0
+    by_domain: dict[str, list[pl.DataFrame]] = {domain: [] for domain in sizes}
+
+    def collect(frame: pl.DataFrame) -> None:
         nonlocal done
         done += frame.height
         if progress:
             progress(done)
 
+    chunks = _chunks(sizes, load)
     if curator is not None:
-        results = [curate_chunk(chunk, curator) for chunk in chunks]
-        for frame in results:
-            count(frame)
+        results: Iterator[tuple[str, pl.DataFrame]] = ((c.domain, curate_chunk(c, curator)) for c in chunks)
     else:
-        results = list(map_chunks(curate_chunk, chunks, workers=workers, on_result=count))
-    by_domain: dict[str, list[pl.DataFrame]] = {domain: [] for domain in skills_by_domain}
-    for chunk, frame in zip(chunks, results, strict=True):
-        by_domain[chunk.domain].append(frame)
+        results = map_chunks(_curate_tagged, chunks, workers=workers, on_result=lambda pair: collect(pair[1]))
+    for domain, frame in results:
+        if curator is not None:
+            collect(frame)
+        by_domain[domain].append(frame)
     return {
         domain: pl.concat(frames) if frames else pl.DataFrame(schema=CURATED_SKILLS_SCHEMA)
         for domain, frames in by_domain.items()
     }
 
 
-def _chunks(skills_by_domain: Mapping[str, pl.DataFrame]) -> Iterator[CurationChunk]:
-    for domain, skills in skills_by_domain.items():
+def _curate_tagged(chunk: CurationChunk) -> tuple[str, pl.DataFrame]:
+    return chunk.domain, curate_chunk(chunk)
+
+
+def _chunks(sizes: Mapping[str, int], load: Callable[[str], pl.DataFrame]) -> Iterator[CurationChunk]:
+    for domain in sizes:
+        skills = load(domain)
         duplicates = duplicate_paths(skills)
         for start in range(0, skills.height, CHUNK_SIZE):
             yield CurationChunk(domain, skills.slice(start, CHUNK_SIZE), duplicates)

@@ -58,8 +58,9 @@ def test_worker_processes_give_the_same_rows_as_in_process(monkeypatch: pytest.M
     }
     seen: list[int] = []
 
-    parallel = curate_partitions(by_domain, workers=2, progress=seen.append)
-    inline = curate_partitions(by_domain, workers=1)
+    sizes = {domain: frame.height for domain, frame in by_domain.items()}
+    parallel = curate_partitions(sizes, by_domain.__getitem__, workers=2, progress=seen.append)
+    inline = curate_partitions(sizes, by_domain.__getitem__, workers=1)
 
     assert {d: f.to_dicts() for d, f in parallel.items()} == {d: f.to_dicts() for d, f in inline.items()}
     assert parallel["data-analytics"].height == 7 and parallel["empty"].height == 0

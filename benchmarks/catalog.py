@@ -97,6 +97,7 @@ def main() -> None:
         total = outcome.funnel.filter(outcome.funnel["domain"] == "*").row(0, named=True)
         print(f"pipeline (catalog + curation into a fresh lake): {elapsed:.1f} s, "
               f"{outcome.skills / elapsed:,.0f} skills/s, {elapsed / floor:.1f}x the floor")  # fmt: skip
+        print("  steps: " + ", ".join(f"{step} {seconds:.1f} s" for step, seconds in outcome.step_seconds.items()))
         print(f"skills cataloged: {outcome.skills}; curated: {total['curated']} ({total['curated_pct']} %)")
         print(f"peak RSS: main process {own:,.0f} MiB, largest worker {children:,.0f} MiB")
         print(f"lake size: {(work / 'home' / 'lake.duckdb').stat().st_size / 2**20:,.0f} MiB")

@@ -94,6 +94,8 @@ def _catalog_and_report(skills_root: Path, home: Home, workers: int) -> None:
         f"Cataloged [bold]{outcome.skills}[/bold] skill folders into {home.lake_path} in {elapsed:.1f} s "
         f"({len(outcome.domains)} domains)."
     )
+    steps = ", ".join(f"{step} {seconds:.1f} s" for step, seconds in outcome.step_seconds.items())
+    console.print(f"Steps: {steps}.")
     _print_funnel(outcome.funnel)
     console.print('Query it: [bold]skill2env sql "SELECT * FROM curation_reasons"[/bold]')
 

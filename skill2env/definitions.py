@@ -56,6 +56,8 @@ class CatalogOutcome:
     skills: int
     domains: list[str]
     funnel: pl.DataFrame
+    step_seconds: dict[str, float]
+    """Wall time of each Dagster step (`skill_catalog`, `curated_skills`)."""
 
 
 def run_catalog(home: Home, skills_root: Path, *, workers: int = 0, log_level: str = "WARNING") -> CatalogOutcome:
@@ -71,6 +73,7 @@ def run_catalog(home: Home, skills_root: Path, *, workers: int = 0, log_level: s
             raise_on_error=False,
         )
         _raise_if_failed(result, "catalog_job")
+        step_seconds = _step_seconds(instance, result.run_id)
         keys = instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME)
         if keys:
             result = bound.resolve_job_def("curation_job").execute_in_process(
@@ -80,6 +83,7 @@ def run_catalog(home: Home, skills_root: Path, *, workers: int = 0, log_level: s
                 raise_on_error=False,
             )
             _raise_if_failed(result, "curation_job")
+            step_seconds |= _step_seconds(instance, result.run_id)
     lake = Lake(home.lake_path)
     return CatalogOutcome(
         skills=int(lake.query("SELECT count(*) FROM skills").item()),
@@ -87,7 +91,16 @@ def run_catalog(home: Home, skills_root: Path, *, workers: int = 0, log_level: s
         .to_series()
         .to_list(),
         funnel=lake.query("SELECT * FROM curation_funnel"),
+        step_seconds=step_seconds,
     )
+
+
+def _step_seconds(instance: dg.DagsterInstance, run_id: str) -> dict[str, float]:
+    return {
+        stats.step_key: stats.end_time - stats.start_time
+        for stats in instance.get_run_step_stats(run_id)
+        if stats.start_time is not None and stats.end_time is not None
+    }
 
 
 def _raise_if_failed(result: dg.ExecuteInProcessResult, job: str) -> None:

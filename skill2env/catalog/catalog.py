@@ -69,7 +69,7 @@ def catalog_skills(root: Path, *, workers: int | None = None, progress: Progress
 
 def concat_frames(parts: Iterable[pl.DataFrame], schema: pl.Schema) -> pl.DataFrame:
     frames = list(parts)
-    return pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=schema)
+    return pl.concat(frames, how="vertical", rechunk=False) if frames else pl.DataFrame(schema=schema)
 
 
 def _chunks(head: list[SkillFolder], rest: Iterator[SkillFolder]) -> Iterator[list[SkillFolder]]:

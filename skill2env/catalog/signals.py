@@ -17,14 +17,17 @@ Speed: tens of thousands of skills are scanned per run, and a regex alternation 
 nanoseconds per character in CPython, so no detector runs its full pattern over a whole text.
 Security checks run only when a needle (a plain substring, found at C speed) is present, then
 verify candidates on their own line. Platform and feasibility rules share one *locator* regex
-that finds their anchor words; each rule's pattern then runs only around its anchors. Line
-numbers are computed for matches only, and matches are capped per code.
+that finds their anchor words (run over a byte copy of the text in which every non-word
+character is a space, so the engine looks for a literal space); each rule's pattern then runs
+only around its anchors. Regexes start with a literal or a character class where they can (see
+`literal_first`), which the engine finds in C instead of trying every offset. Line numbers are
+computed for matches only, and matches are capped per code.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from skill2env.catalog.models import Signal
@@ -99,14 +102,24 @@ class _Found:
     is_code: bool
     signals: list[Signal] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    last_line: tuple[int, int] = (0, 1)
+    """The offset and line of the last signal: lines are counted on from there when they can be."""
 
     def add(self, code: str, start: int) -> None:
         seen = self.counts.get(code, 0)
         if seen >= MAX_PER_CODE:
             return
         self.counts[code] = seen + 1
-        line = self.source.count("\n", 0, start) + 1
+        offset, line = self.last_line
+        if start < offset:
+            offset, line = 0, 1
+        line += self.source.count("\n", offset, start)
+        self.last_line = (start, line)
         self.signals.append(Signal(code=code, file=self.path, line=line, excerpt=_excerpt(self.source, start)))
+
+    def full(self, code: str) -> bool:
+        """Whether `code` has its `MAX_PER_CODE` signals already (more are not recorded)."""
+        return self.counts.get(code, 0) >= MAX_PER_CODE
 
 
 # --- security -------------------------------------------------------------------------------
@@ -120,8 +133,10 @@ _SENSITIVE = re.compile(
     _I,
 )
 # Starts with a literal `|` so the engine scans for it in C; the case-insensitive part is scoped.
+# Markdown tables hold most pipes: the lookahead turns them away on the first letter of the cell
+# (every alternative after it starts with one of those letters, in any case).
 _PIPE_ENTRY = re.compile(
-    r"\|[ \t]*(?i:sudo[ \t]+(?:-\S+[ \t]+)*)?(?P<target>(?i:(?:ba|z|da|k|fi)?sh(?![\w.-])|iex\b"
+    r"\|[ \t]*(?=(?i:[sbzdkfipnrcw]))(?i:sudo[ \t]+(?:-\S+[ \t]+)*)?(?P<target>(?i:(?:ba|z|da|k|fi)?sh(?![\w.-])|iex\b"
     r"|(?:python[0-9.]*|node|perl|ruby)(?:[ \t]+-)?[ \t]*(?:$|\))|curl\b|wget\b|nc\b|ncat\b|netcat\b))",
     re.MULTILINE,
 )
@@ -131,9 +146,12 @@ _SUBSHELL_RUNNER = re.compile(
     r"(?:\b(?:ba|z)?sh\s+(?:-\w+\s+)*-c|\beval|\bsource|(?:^|\s)\.|\b(?:ba|z)?sh)\s*[\"']?$", _I
 )
 _DEV_TCP = re.compile(r"/dev/(?:tcp|udp)/[\w.\-]+/\d+")
+# The lookahead after `nc` turns away `nc` inside words at once (both branches need a blank next);
+# `socat` and `touch` below start with a class of their cases (ſ is a case-insensitive s), which
+# the engine scans for in C where a case-insensitive literal would be tried at every offset.
 _REVERSE_ENTRIES = (
-    re.compile(r"nc(?:at)?(?:[ \t][^\n|]*?)?[ \t]-[ec][ \t]+/?(?:bin/)?(?:ba)?sh\b"),
-    re.compile(r"socat\b[^\n]*\bexec:[^\n]*(?:sh|pty)", _I),
+    re.compile(r"nc(?:at)?(?=[ \t])(?:[ \t][^\n|]*?)?[ \t]-[ec][ \t]+/?(?:bin/)?(?:ba)?sh\b"),
+    re.compile(r"[sS\u017f](?i:ocat\b[^\n]*\bexec:[^\n]*(?:sh|pty))"),
     re.compile(r"pty\.spawn\("),
 )
 _SOCKET_NEAR = re.compile(r"socket\.socket\(|\.connect\(\(")
@@ -158,7 +176,8 @@ _QUARANTINE_ENTRIES = (
 )
 _CHMOD_ENTRY = re.compile(r"chmod[ \t]+(?:[ugoa]*\+x|0?7[0-7]{2})\b")
 _DOWNLOAD_LINE = re.compile(r"\b(?:curl|wget)\b[^\n]*$", _IM)
-_PASSWORD_ENTRY = re.compile(r"(?i:p)ass(?:word|phrase|wd)|PASSWORD|密码")
+# `(?i:p)ass(?:word|phrase|wd)|PASSWORD|密码`, starting with a character class the engine scans for in C
+_PASSWORD_ENTRY = re.compile(r"[pP密](?:(?<=[pP])ass(?:word|phrase|wd)|(?<=P)ASSWORD|(?<=密)码)")
 _ARCHIVE = re.compile(r"\.(?:zip|7z|rar)\b|\b(?:unzip|7z|unrar|extract)\b|压缩包|解压", _I)
 _PASSWORD_VALUE = re.compile(
     r"(?:password|passphrase|passwd|pass|pwd|密码)\s*(?:is\s*)?[:=：]\s*[`\"'*]*[^\s`\"'*]{3,}"
@@ -166,9 +185,12 @@ _PASSWORD_VALUE = re.compile(
     _I,
 )
 _DOWNLOAD_HINT = re.compile(r"https?://|\bdownload|\breleases?\b|下载", _I)
-_BACKDOOR_ENTRY = re.compile(r"(?i:b)ackdoor|BACKDOOR|后门")
+# `(?i:b)ackdoor|BACKDOOR|后门`, starting with a character class the engine scans for in C
+_BACKDOOR_ENTRY = re.compile(r"[bB后](?:(?<=[bB])ackdoor|(?<=B)ACKDOOR|(?<=后)门)")
 _MARKER_ENTRIES = (
-    re.compile(r"touch[ \t]+[\"']?(?:/tmp/|/var/tmp/|\$TMPDIR|\$\{TMPDIR|%TEMP%)[^\n]*&[ \t\r]*(?:$|#|2>)", _IM),
+    re.compile(
+        r"[tT](?i:ouch[ \t]+[\"']?(?:/tmp/|/var/tmp/|\$TMPDIR|\$\{TMPDIR|%TEMP%)[^\n]*&[ \t\r]*(?:$|#|2>))", re.M
+    ),
     re.compile(r"[/\\]pwned\b", _I),
 )
 _HIDDEN_WORDS = re.compile(r"hidden|secret|covert|silent|stealth|隐藏|秘密|悄悄|偷偷", _I)
@@ -260,10 +282,15 @@ def _check_downloaded_binaries(text: str, found: _Found) -> None:
 
 
 def _check_password_archives(text: str, found: _Found) -> None:
+    verdicts: dict[tuple[int, int], bool] = {}  # mentions on neighbouring lines share a window
     for match in _PASSWORD_ENTRY.finditer(text):
-        start, end = _line_bounds(text, match.start(), before=2, after=2)
-        window = text[start:end]
-        if _ARCHIVE.search(window) and _PASSWORD_VALUE.search(window) and _DOWNLOAD_HINT.search(window):
+        bounds = _line_bounds(text, match.start(), before=2, after=2)
+        lure = verdicts.get(bounds)
+        if lure is None:
+            window = text[bounds[0] : bounds[1]]
+            lure = bool(_ARCHIVE.search(window) and _PASSWORD_VALUE.search(window) and _DOWNLOAD_HINT.search(window))
+            verdicts[bounds] = lure
+        if lure:
             found.add("password-archive", match.start())
 
 
@@ -340,12 +367,21 @@ SECURITY_CODES = frozenset(
 )
 
 
-def _needle_checks(text: str, *, everywhere_only: bool) -> set[int]:
-    return {
-        index
-        for index, check in enumerate(_SECURITY_CHECKS)
-        if (check.everywhere or not everywhere_only) and any(needle in text for needle in check.needles)
-    }
+_EVERYWHERE_NEEDLES = tuple((index, check.needles) for index, check in enumerate(_SECURITY_CHECKS) if check.everywhere)
+_ALL_NEEDLES = tuple((index, check.needles) for index, check in enumerate(_SECURITY_CHECKS))
+
+
+def _needle_checks(text: str, *, everywhere_only: bool, start: int = 0, known: set[int] | None = None) -> set[int]:
+    """The checks with a needle in `text[start:]` (checks in `known` are not looked for again)."""
+    triggered: set[int] = set()
+    for index, needles in _EVERYWHERE_NEEDLES if everywhere_only else _ALL_NEEDLES:
+        if known and index in known:
+            continue
+        for needle in needles:
+            if (text.find(needle, start) != -1) if start else (needle in text):
+                triggered.add(index)
+                break
+    return triggered
 
 
 def _scan_security(text: str, found: _Found, triggered: set[int]) -> None:
@@ -356,6 +392,197 @@ def _scan_security(text: str, found: _Found, triggered: set[int]) -> None:
 
 
 # --- platform and feasibility -------------------------------------------------------------------
+
+
+def _literal_prefix(pattern: str) -> str:
+    """The characters every match of `pattern` starts with: its literal characters up to the first
+    operator (a character made optional by the quantifier after it is left out)."""
+    return _literal_span(pattern)[0]
+
+
+def _literal_span(pattern: str) -> tuple[str, int]:
+    """`_literal_prefix`, and the index in `pattern` where reading it stopped."""
+    chars: list[str] = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            if index + 1 >= len(pattern) or pattern[index + 1].isalnum():
+                break  # a class or an assertion (`\\b`, `\\s`), not a character
+            literal, width = pattern[index + 1], 2
+        elif char in _REGEX_SPECIAL:
+            break
+        else:
+            literal, width = char, 1
+        following = pattern[index + width : index + width + 1]
+        if following and following in "?*{":
+            break
+        chars.append(literal)
+        index += width
+        if following == "+":
+            break
+    return "".join(chars), index
+
+
+_REGEX_SPECIAL = frozenset(".^$*+?{}[]|()")
+
+
+# --- regex helpers ---------------------------------------------------------------------------------
+
+
+def search_from_starts(
+    pattern: re.Pattern[str], text: str, starts: tuple[str, ...], lower: str | None = None
+) -> re.Match[str] | None:
+    """`pattern.search(text)`, tried only where the lower-cased text has one of `starts`.
+
+    For patterns whose every match begins with one of `starts` (lower-case ASCII, matched
+    case-insensitively, as `literal_starts` finds them): a long text is then searched at a few
+    places instead of at every character. `lower` is `text.lower()` when the caller has it.
+    Texts with a non-ASCII character that a case-insensitive regex takes for an ASCII letter
+    (which `str.lower` does not, and which would shift offsets) are searched in full.
+    """
+    if has_ascii_twins(text):
+        return pattern.search(text)
+    if lower is None:
+        lower = text.lower()
+    positions: set[int] = set()
+    for start in starts:
+        at = lower.find(start)
+        while at != -1:
+            positions.add(at)
+            at = lower.find(start, at + 1)
+    for at in sorted(positions):
+        match = pattern.match(text, at)
+        if match:
+            return match
+    return None
+
+
+def has_ascii_twins(text: str) -> bool:
+    """Whether `text` holds İ, ı, ſ or the Kelvin sign: the non-ASCII characters that
+    `re.IGNORECASE` matches to the ASCII letters i, s and k (and `str.lower` does not map there)."""
+    return not text.isascii() and any(twin in text for twin in _ASCII_TWINS)
+
+
+_ASCII_TWINS = ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+def literal_starts(pattern: str) -> tuple[str, ...]:
+    """The literal text that every match of `pattern` starts with, one per alternative, lower-cased.
+
+    Understands what the rule patterns use: top-level alternatives, each opening with an optional
+    `\\b`, then literal characters or a non-capturing group of alternatives. Raises ValueError
+    when an alternative does not start with a literal, so a pattern it cannot read fails loudly.
+    """
+    starts: list[str] = []
+    for alternative in _split_alternatives(pattern):
+        body = alternative.removeprefix("\\b")
+        if body.startswith("(?:"):
+            close = _closing_paren(body, 0)
+            if body[close + 1 : close + 2] in ("?", "*", "{"):
+                raise ValueError(f"optional group at the start of {alternative!r}")
+            starts.extend(literal_starts(body[3:close]))
+            continue
+        literal = _literal_prefix(body)
+        if not literal or not literal.isascii():
+            raise ValueError(f"no literal start in {alternative!r}")
+        starts.append(literal.lower())
+    unique = dict.fromkeys(starts)
+    # a start that begins with another start adds no place to look
+    return tuple(start for start in unique if not any(start != other and start.startswith(other) for other in unique))
+
+
+def _split_alternatives(pattern: str) -> list[str]:
+    parts: list[str] = []
+    depth, in_class, begin, index = 0, False, 0, 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[index + 1 : index + 2] == "]":
+                index += 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(pattern[begin:index])
+            begin = index + 1
+        index += 1
+    parts.append(pattern[begin:])
+    return parts
+
+
+def _closing_paren(pattern: str, opening: int) -> int:
+    depth, index = 0, opening
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "[":
+            index = pattern.index("]", index + 2)
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    raise ValueError(f"unbalanced group in {pattern!r}")
+
+
+def literal_first(pattern: str) -> str:
+    """`pattern` rewritten so that each of its top-level alternatives starts with a literal
+    character, the same matches found in the same order.
+
+    The regex engine then looks for those first characters at C speed instead of trying every
+    alternative at every offset: `\\bword` becomes `w(?<=\\bw)ord` (the same boundary test, made
+    once the first character is there), and a leading non-capturing group is spread over the rest
+    of its alternative (`\\b(?:a|b)c` becomes `\\bac|\\bbc`, tried in the same order). A pattern with
+    capturing groups, or an alternative that does not start with a literal, is returned as is.
+    """
+    if re.compile(pattern).groups:
+        return pattern
+    alternatives: list[str] = []
+    for alternative in _split_alternatives(pattern):
+        rewritten = _literal_first(alternative, boundary=False)
+        if rewritten is None:
+            return pattern
+        alternatives.extend(rewritten)
+    return "|".join(alternatives)
+
+
+def _literal_first(alternative: str, *, boundary: bool) -> list[str] | None:
+    """`alternative` (after a `\\b` when `boundary`) as alternatives that start with a literal."""
+    if alternative.startswith("\\b"):
+        return None if boundary else _literal_first(alternative[2:], boundary=True)
+    if alternative.startswith("(?:"):
+        close = _closing_paren(alternative, 0)
+        rest = alternative[close + 1 :]
+        if rest[:1] in ("?", "*", "+", "{"):
+            return None
+        spread: list[str] = []
+        for inner in _split_alternatives(alternative[3:close]):
+            rewritten = _literal_first(inner + rest, boundary=boundary)
+            if rewritten is None:
+                return None
+            spread.extend(rewritten)
+        return spread
+    width = 2 if alternative[:1] == "\\" and alternative[1:2] and not alternative[1:2].isalnum() else 1
+    first = alternative[:width]
+    if not first or (width == 1 and first in _REGEX_SPECIAL) or alternative[width : width + 1] in ("?", "*", "+", "{"):
+        return None
+    if not boundary:
+        return [alternative]
+    if not (first.isascii() and (first.isalnum() or first == "_")):
+        return None
+    return [f"{first}(?<=\\b{first}){alternative[1:]}"]
 
 
 @dataclass(frozen=True)
@@ -379,7 +606,7 @@ def _rule(family: str, code: str, anchors: str, pattern: str, entry: str | None 
         family,
         code,
         tuple(anchors.split()),
-        re.compile(pattern, re.MULTILINE),
+        re.compile(literal_first(pattern), re.MULTILINE),
         re.compile(entry) if entry else None,
     )
 
@@ -741,10 +968,11 @@ def trie_pattern(words: Iterable[str]) -> str:
     return emit(root) or "(?!)"
 
 
-def _build_locator() -> tuple[re.Pattern[str], dict[str, tuple[int, ...]]]:
-    """One regex for the anchors of every rule and security check.
+def _build_locator() -> tuple[re.Pattern[str], dict[str, tuple[tuple[int, ...], tuple[int, ...]]]]:
+    """One regex for the anchors of every rule and security check, and what each anchor triggers.
 
-    Owners are rule indices, then security check indices offset by `len(_RULES)`.
+    A match is a boundary character followed by the anchor word; each word maps to the indices
+    of its rules and of its security checks.
     """
     owners: dict[str, list[int]] = {}
     prefixes: set[str] = set()
@@ -758,14 +986,123 @@ def _build_locator() -> tuple[re.Pattern[str], dict[str, tuple[int, ...]]]:
     whole = trie_pattern(word for word in owners if word not in prefixes)
     # The leading class and the first-character lookahead are cheap tests the engine makes at
     # each offset before trying the trie (texts get a newline in front so a word at offset 0 is
-    # found); the trailing lookahead keeps near misses (`sign` in `signal`) out of Python.
+    # found); the trailing lookahead keeps near misses (`sign` in `signal`) out of Python. No
+    # capturing groups: the anchor is the match less its first character.
     first_chars = "".join(sorted({re.escape(word[0]) for word in owners}))
-    pattern = re.compile(rf"[^a-z0-9_](?=[{first_chars}])(?:({whole})(?![a-z0-9_])|({trie_pattern(prefixes)}))")
-    return pattern, {word: tuple(indices) for word, indices in owners.items()}
+    pattern = re.compile(rf"[^a-z0-9_](?=[{first_chars}])(?:{whole}(?![a-z0-9_])|{trie_pattern(prefixes)})")
+    n_rules = len(_RULES)
+    triggered = {
+        word: (
+            tuple(index for index in indices if index < n_rules),
+            tuple(index - n_rules for index in indices if index >= n_rules),
+        )
+        for word, indices in owners.items()
+    }
+    return pattern, triggered
 
 
 _LOCATOR, _ANCHOR_OWNERS = _build_locator()
-_ENTRY_RULES = tuple((index, rule.entry) for index, rule in enumerate(_RULES) if rule.entry is not None)
+_ENTRY_RULES = tuple(
+    (index, _literal_prefix(rule.entry.pattern), rule.entry)
+    for index, rule in enumerate(_RULES)
+    if rule.entry is not None
+)
+"""Rules with an entry regex, each with the literal text its matches start with (a cheap `in` test first)."""
+
+
+# --- the word locator -----------------------------------------------------------------------------
+#
+# `_LOCATOR` tests a character class at every offset, which costs a few nanoseconds a character.
+# `_anchor_hits` runs the same search over a byte copy of the text in which every character
+# other than [a-z0-9_] is a space: the regex then starts with a literal space, which the engine
+# finds at C speed, and each match is a whole word (or a `*` anchor's prefix) looked up in
+# `_WORD_ROLES`. Anchors with punctuation (`api-key`, `nut.js`) are found by their first word and
+# then checked against the text; entry literals with a word between non-word characters (`app`
+# in `.app`, `mcp` in `://mcp.`) get their candidates from that word instead of a scan of their
+# own. The result is what `_anchor_hits_regex` computes; texts holding the first character of a
+# non-ASCII anchor (`后门`) take that path.
+
+
+@dataclass(frozen=True)
+class _WordRole:
+    """What a whole word found by `_WORD_LOCATOR` stands for."""
+
+    anchor: str | None
+    """The anchor that is this word, if any."""
+    longer: tuple[str, ...]
+    """Anchors with punctuation that start with this word, longest first."""
+    entries: tuple[tuple[int, int], ...]
+    """Entry rules (index into `_ENTRY_RULES`) whose literal holds this word, and its offset there."""
+
+
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
+_TO_SPACES = bytes(byte if byte in _WORD_BYTES else 0x20 for byte in range(256))
+_FIRST_WORD = re.compile(r"[a-z0-9_]+")
+
+
+def _entry_word(entry: re.Pattern[str]) -> tuple[str, int] | None:
+    """A word of the entry's literal with non-word characters on both sides in every match
+    (inside the literal, or a `\\b` right after it), and its offset; the longest one."""
+    literal, stop = _literal_span(entry.pattern)
+    ends_at_boundary = entry.pattern.startswith("\\b", stop)
+    best: tuple[str, int] | None = None
+    for word in _FIRST_WORD.finditer(literal):
+        closed = word.end() < len(literal) or ends_at_boundary
+        long_enough = len(word.group()) >= 3  # a short word (`a` in `open -a`) is everywhere: scan instead
+        if word.start() > 0 and closed and long_enough and (best is None or len(word.group()) > len(best[0])):
+            best = (word.group(), word.start())
+    return best
+
+
+def _build_word_locator() -> tuple[re.Pattern[bytes], dict[bytes, _WordRole], tuple[str, ...], tuple[str, ...]]:
+    """The byte regex of `_anchor_hits`, the role of each whole word it finds, the `*` anchors
+    (longest first), and the characters that send a text to `_anchor_hits_regex`."""
+    prefixes = {anchor.rstrip("*") for rule in _RULES for anchor in rule.anchors if anchor.endswith("*")}
+    regex_only = sorted({word[0] for word in _ANCHOR_OWNERS if not word.isascii()})
+    anchors: dict[str, str | None] = {}
+    longer: dict[str, list[str]] = {}
+    entries: dict[str, list[tuple[int, int]]] = {}
+    for word in _ANCHOR_OWNERS:
+        if not word.isascii() or word in prefixes:
+            continue
+        first = _FIRST_WORD.match(word)
+        if first is None:
+            raise ValueError(f"anchor {word!r} does not start with a word character")
+        if first.group() == word:
+            anchors[word] = word
+        else:
+            longer.setdefault(first.group(), []).append(word)
+            anchors.setdefault(first.group(), None)
+    for slot, (_, _, entry) in enumerate(_ENTRY_RULES):
+        found = _entry_word(entry)
+        if found is not None:
+            entries.setdefault(found[0], []).append((slot, found[1]))
+            anchors.setdefault(found[0], None)
+    for prefix in prefixes:
+        if not _FIRST_WORD.fullmatch(prefix):
+            raise ValueError(f"prefix anchor {prefix!r} is not a plain word")
+    roles = {
+        word.encode(): _WordRole(
+            anchor,
+            tuple(sorted(longer.get(word, ()), key=len, reverse=True)),
+            tuple(entries.get(word, ())),
+        )
+        for word, anchor in anchors.items()
+    }
+    first_chars = "".join(sorted({re.escape(word[0]) for word in [*anchors, *prefixes]}))
+    pattern = re.compile(
+        rf" (?=[{first_chars}])(?:{trie_pattern(anchors)}(?![a-z0-9_])|{trie_pattern(prefixes)})".encode()
+    )
+    return pattern, roles, tuple(sorted(prefixes, key=len, reverse=True)), tuple(regex_only)
+
+
+_WORD_LOCATOR, _WORD_ROLES, _PREFIX_ANCHORS, _REGEX_ONLY_CHARS = _build_word_locator()
+_PLAIN_WORDS = {
+    word: role.anchor for word, role in _WORD_ROLES.items() if role.anchor and not role.longer and not role.entries
+}
+"""Words that are simply an anchor (most): no punctuated anchor or entry literal starts with them."""
+_ENTRY_SCANS = frozenset(range(len(_ENTRY_RULES))) - {slot for role in _WORD_ROLES.values() for slot, _ in role.entries}
+"""Entry rules found by their own scan (their literal has no enclosed word)."""
 
 PLATFORM_CODES = frozenset(rule.code for rule in _RULES if rule.family == PLATFORM)
 FEASIBILITY_CODES = frozenset({"api-credential"} | {rule.code for rule in _RULES if rule.family == FEASIBILITY})
@@ -791,54 +1128,137 @@ def family_of(code: str) -> str | None:
 
 
 def _anchor_hits(lower: str) -> tuple[dict[int, list[int]], set[int]]:
-    """Offsets of rule anchors in `lower` by rule, and the security checks whose anchors occur."""
+    """Offsets of rule anchors in `lower` by rule, and the security checks whose anchors occur.
+
+    The word locator's way (see above) to the result of `_anchor_hits_regex`.
+    """
+    if not lower.isascii() and any(char in lower for char in _REGEX_ONLY_CHARS):
+        return _anchor_hits_regex(lower)
+    words = b" " + lower.encode("ascii", "replace").translate(_TO_SPACES)
+    size = len(words)
     hits: dict[int, list[int]] = {}
     checks: set[int] = set()
-    n_rules = len(_RULES)
-    for match in _LOCATOR.finditer("\n" + lower):
-        # offsets shift by one for the leading newline, which the class character makes up for
-        for index in _ANCHOR_OWNERS.get(match.group(match.lastindex or 0), ()):
-            if index >= n_rules:
-                checks.add(index - n_rules)
-            else:
-                _add_hit(hits, index, match.start())
-    for index, entry in _ENTRY_RULES:
-        for match in entry.finditer(lower):
-            if not _add_hit(hits, index, match.start()):
+    candidates: dict[int, list[int]] = {}  # entry slot -> where its literal may start
+    next_free = 0  # the regex locator's matches do not overlap (each takes a boundary and a word)
+    for match in _WORD_LOCATOR.finditer(words):
+        # the space in front stands for the boundary: `offset` is the word's offset in `lower`
+        offset, end = match.span()
+        word = words[offset + 1 : end]
+        whole = end == size or words[end] == 0x20
+        anchor = _PLAIN_WORDS.get(word) if whole else None
+        if anchor is None:
+            anchor = _resolve_word(lower, words, offset, word if whole else None, candidates)
+        if anchor is None or offset < next_free:
+            continue
+        next_free = offset + len(anchor) + 1
+        rules, triggered = _ANCHOR_OWNERS[anchor]
+        if triggered:
+            checks.update(triggered)
+        for index in rules:
+            offsets = hits.setdefault(index, [])
+            if len(offsets) < _MAX_HITS_PER_RULE:
+                offsets.append(offset)
+    for slot, (index, literal, entry) in enumerate(_ENTRY_RULES):
+        if slot in _ENTRY_SCANS:
+            if literal not in lower:
+                continue
+            matches: Iterable[re.Match[str] | None] = entry.finditer(lower)
+        else:
+            matches = (entry.match(lower, start) for start in candidates.get(slot, ()) if start >= 0)
+        entry_end = 0
+        for found in matches:
+            if found is None or found.start() < entry_end:
+                continue
+            entry_end = found.end()
+            offsets = hits.setdefault(index, [])
+            if len(offsets) >= _MAX_HITS_PER_RULE:
                 break
+            offsets.append(found.start())
     return hits, checks
 
 
-def _add_hit(hits: dict[int, list[int]], index: int, offset: int) -> bool:
-    offsets = hits.setdefault(index, [])
-    if len(offsets) >= _MAX_HITS_PER_RULE:
-        return False
-    offsets.append(offset)
-    return True
+def _resolve_word(
+    lower: str, words: bytes, offset: int, word: bytes | None, candidates: dict[int, list[int]]
+) -> str | None:
+    """The anchor at `offset` for a word that is not plainly an anchor (`word` is None when the
+    match is only a `*` anchor's prefix), noting the entry candidates the word points at."""
+    role = _WORD_ROLES.get(word) if word is not None else None
+    if role is not None:
+        for slot, before in role.entries:
+            candidates.setdefault(slot, []).append(offset - before)
+        for longer in role.longer:
+            after = offset + len(longer) + 1
+            if lower.startswith(longer, offset) and (after >= len(words) or words[after] == 0x20):
+                return longer
+        if role.anchor is not None:
+            return role.anchor
+    return next((prefix for prefix in _PREFIX_ANCHORS if lower.startswith(prefix, offset)), None)
 
 
-def _windows(text: str, offsets: list[int]) -> Iterator[tuple[int, int]]:
-    """Merged ranges around the given offsets, within their lines (long paragraphs are clipped)."""
-    current: tuple[int, int] | None = None
-    for offset in sorted(offsets):
-        line_start, line_end = _line_bounds(text, offset)
-        start, end = max(line_start, offset - _WINDOW_BEFORE), min(line_end, offset + _WINDOW_AFTER)
-        if current is not None and start <= current[1]:
-            current = (current[0], max(current[1], end))
+def _anchor_hits_regex(lower: str) -> tuple[dict[int, list[int]], set[int]]:
+    """`_anchor_hits` with `_LOCATOR` and a scan per entry rule."""
+    hits: dict[int, list[int]] = {}
+    checks: set[int] = set()
+    for match in _LOCATOR.finditer("\n" + lower):
+        # offsets shift by one for the leading newline, which the class character makes up for
+        rules, triggered = _ANCHOR_OWNERS[match.group()[1:]]
+        if triggered:
+            checks.update(triggered)
+        for index in rules:
+            offsets = hits.setdefault(index, [])
+            if len(offsets) < _MAX_HITS_PER_RULE:
+                offsets.append(match.start())
+    for index, literal, entry in _ENTRY_RULES:
+        if literal not in lower:
             continue
-        if current is not None:
-            yield current
-        current = (start, end)
-    if current is not None:
-        yield current
+        for match in entry.finditer(lower):
+            offsets = hits.setdefault(index, [])
+            if len(offsets) >= _MAX_HITS_PER_RULE:
+                break
+            offsets.append(match.start())
+    return hits, checks
+
+
+def _windows(text: str, offsets: list[int], lines: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:
+    """Merged ranges around the given offsets, within their lines (long paragraphs are clipped).
+
+    `lines` remembers the line bounds of offsets already seen (rules share anchors).
+    """
+    windows: list[tuple[int, int]] = []
+    current_start = current_end = -1
+    for offset in sorted(offsets):
+        bounds = lines.get(offset)
+        if bounds is None:
+            bounds = lines[offset] = _line_bounds(text, offset)
+        start = max(bounds[0], offset - _WINDOW_BEFORE)
+        end = min(bounds[1], offset + _WINDOW_AFTER)
+        if current_end >= 0 and start <= current_end:
+            current_end = max(current_end, end)
+            continue
+        if current_end >= 0:
+            windows.append((current_start, current_end))
+        current_start, current_end = start, end
+    if current_end >= 0:
+        windows.append((current_start, current_end))
+    return windows
 
 
 def _scan_rules(text: str, lower: str, hits: dict[int, list[int]], found: _Found) -> None:
+    lines: dict[int, tuple[int, int]] = {}
+    windows: dict[tuple[int, ...], list[tuple[int, int]]] = {}  # rules sharing anchors share windows
     for index, offsets in hits.items():
         rule = _RULES[index]
-        for start, end in _windows(lower, offsets):
+        if found.full(rule.code):
+            continue
+        key = tuple(offsets)
+        ranges = windows.get(key)
+        if ranges is None:
+            ranges = windows[key] = _windows(lower, offsets, lines)
+        for start, end in ranges:
             for match in rule.pattern.finditer(lower, start, end):
                 found.add(rule.code, match.start())
+            if found.full(rule.code):
+                break
     for match in _CREDENTIAL_ENTRY.finditer(text):
         window_start = max(0, match.start() - 64)
         for name in CREDENTIAL_NAME.finditer(text, window_start, match.end() + 16):
@@ -851,7 +1271,10 @@ def _scan_rules(text: str, lower: str, hits: dict[int, list[int]], found: _Found
 
 
 def _is_primary(name: str) -> bool:
-    return name in _PRIMARY_NAMES or name.endswith(CODE_SUFFIXES + _CONFIG_SUFFIXES)
+    return name in _PRIMARY_NAMES or name.endswith(_PRIMARY_SUFFIXES)
+
+
+_PRIMARY_SUFFIXES = CODE_SUFFIXES + _CONFIG_SUFFIXES
 
 
 def _same_length_lower(text: str) -> str:
@@ -881,7 +1304,7 @@ def scan_text(path: str, text: str) -> list[Signal]:
     hits, checks = _anchor_hits(lower)
     if len(head) < len(text):
         # anchors beyond the scanned head are unknown: fall back to needles for the rest
-        checks |= _needle_checks(text[len(head) :], everywhere_only=False)
+        checks |= _needle_checks(text, everywhere_only=False, start=len(head), known=checks)
     _scan_security(text, found, checks)
     _scan_rules(head, lower, hits, found)
     return found.signals

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from skill2env.catalog.models import Signal, SkillRecord
-from skill2env.catalog.signals import SUBJECT_PATH, evidence_line, scan_text
+from skill2env.catalog.signals import SUBJECT_PATH, evidence_line, literal_starts, scan_text, search_from_starts
 from skill2env.curation.models import Criterion, Outcome, Verdict
-from skill2env.curation.practical import skill_body, skill_subject
+from skill2env.curation.practical import lower_text, skill_body, skill_subject
 
 _MACOS_CODES = frozenset({"macos-only", "macos-tool", "macos-app", "apple-silicon"})
 _WINDOWS_CODES = frozenset({"windows-only", "windows-tool"})
@@ -55,6 +55,8 @@ _LINUX_NEEDLES = (
     "cross",
 )  # fmt: skip
 """Cheap substring tests before `_LINUX_SUPPORT` runs over the whole body."""
+_LINUX_STARTS = literal_starts(_LINUX_SUPPORT.pattern)
+_SUBJECT_PLATFORM_STARTS = {need: literal_starts(pattern.pattern) for need, pattern in _SUBJECT_PLATFORM.items()}
 _GPU_HARDWARE_SUBJECT = re.compile(r"\b(?:dgx|a100|h100|h200|b200|gb200)\b", re.IGNORECASE)
 _BODY_THRESHOLD = {"macos": 2, "windows": 3, "gui": 2, "gpu": 99, "hardware": 5}
 """How many SKILL.md signals of a need make it a requirement when the subject is silent.
@@ -101,7 +103,7 @@ def need_of(code: str) -> str | None:
 def judge_compatible(record: SkillRecord) -> Verdict:
     """Judge whether the skill can run in a Linux container (no macOS, Windows, GUI, GPU, devices)."""
     needs = _collect(record)
-    linux = _supports_linux(record)
+    linux: bool | None = None  # only macOS and Windows needs ask, and most skills have neither
     reasons: list[str] = []
     evidence: list[str] = []
     os_reason = _clawhub_os_reason(record)
@@ -109,7 +111,9 @@ def judge_compatible(record: SkillRecord) -> Verdict:
         reasons.append(os_reason)
         evidence.append(f"frontmatter: metadata os = {record.clawhub.os if record.clawhub else []}")
     for need, found in needs.items():
-        reason = _decide(need, found, linux)
+        if linux is None and need in {"macos", "windows"}:
+            linux = _supports_linux(record)
+        reason = _decide(need, found, bool(linux))
         if reason and reason not in reasons:
             reasons.append(reason)
             evidence.extend(found.evidence())
@@ -134,8 +138,10 @@ def _supports_linux(record: SkillRecord) -> bool:
     if "linux" in systems:
         return True
     body = skill_body(record)
-    lower = body.lower()
-    return any(needle in lower for needle in _LINUX_NEEDLES) and bool(_LINUX_SUPPORT.search(body))
+    lower = lower_text(body)
+    return any(needle in lower for needle in _LINUX_NEEDLES) and bool(
+        search_from_starts(_LINUX_SUPPORT, body, _LINUX_STARTS, lower)
+    )
 
 
 def _collect(record: SkillRecord) -> dict[str, _Need]:
@@ -143,8 +149,9 @@ def _collect(record: SkillRecord) -> dict[str, _Need]:
     subject = skill_subject(record)
     subject_signals = scan_text(SUBJECT_PATH, subject)
     _add(needs, subject_signals, "subject", record)
+    subject_lower = subject.lower()
     for need, pattern in _SUBJECT_PLATFORM.items():
-        match = pattern.search(subject)
+        match = search_from_starts(pattern, subject, _SUBJECT_PLATFORM_STARTS[need], subject_lower)
         if match:
             found = needs.setdefault(need, _Need())
             found.named_in_subject = f"{SUBJECT_PATH}: {match.group()}"

@@ -313,8 +313,21 @@ DOMAINS: tuple[Domain, ...] = (
 )
 
 
-def _build_index() -> tuple[re.Pattern[str], dict[str, tuple[int, ...]], dict[str, list[int]]]:
-    """One keyword regex over all domains, what each match means, and the tool index."""
+def _build_index() -> tuple[
+    re.Pattern[str], re.Pattern[str], tuple[str, ...], dict[str, tuple[int, ...]], dict[str, list[int]]
+]:
+    """One keyword regex over all domains, what each match means, and the tool index.
+
+    The keyword regex comes twice: as specified (`_KEYWORDS`, a lookbehind for the word boundary,
+    then the whole keywords, then the prefix keywords; group 1 or 2 is the keyword), and as
+    `_KEYWORDS_AFTER_BOUNDARY`, run over the text with a space in front: it starts with a boundary
+    character, which the engine finds at C speed rather than trying every offset, then branches
+    once on the keyword's first character to that character's whole keywords, then its prefix
+    keywords (the match less its first character is the keyword). They find the same keywords
+    unless one match can start right where another ends, which takes a keyword ending with a
+    non-alphanumeric character (`c#` before `.net`): texts holding one of those (the third value)
+    use `_KEYWORDS`.
+    """
     exact: dict[str, set[int]] = {}
     prefixes: dict[str, set[int]] = {}
     tools: dict[str, list[int]] = {}
@@ -332,13 +345,41 @@ def _build_index() -> tuple[re.Pattern[str], dict[str, tuple[int, ...]], dict[st
             if word.startswith(prefix):
                 indices |= prefix_owners
         owners[word] = tuple(sorted(indices))
-    pattern = re.compile(rf"(?<![a-z0-9])(?:({trie_pattern(exact)})(?![a-z0-9])|({trie_pattern(prefixes)}))")
-    return pattern, owners, tools
+    keywords = rf"(?<![a-z0-9])(?:({trie_pattern(exact)})(?![a-z0-9])|({trie_pattern(prefixes)}))"
+    by_first = []
+    for first in sorted({word[0] for word in owners}):
+        whole = [word[1:] for word in exact if word[0] == first]
+        partial = [word[1:] for word in prefixes if word[0] == first]
+        choices = [_rest_trie(whole) + "(?![a-z0-9])"] if whole else []
+        choices += [_rest_trie(partial)] if partial else []
+        by_first.append(re.escape(first) + "(?:" + "|".join(choices) + ")")
+    after_boundary = "[^a-z0-9](?:" + "|".join(by_first) + ")"
+    open_ended = tuple(sorted(word for word in owners if not word[-1].isascii() or not word[-1].isalnum()))
+    return re.compile(keywords), re.compile(after_boundary), open_ended, owners, tools
 
 
-_KEYWORDS, _OWNERS, _TOOLS = _build_index()
+def _rest_trie(rests: list[str]) -> str:
+    """`trie_pattern` of word endings, one of which may be empty (the word is its first character)."""
+    longer = [rest for rest in rests if rest]
+    if not longer:
+        return ""
+    return f"(?:{trie_pattern(longer)})?" if "" in rests else trie_pattern(longer)
+
+
+_KEYWORDS, _KEYWORDS_AFTER_BOUNDARY, _OPEN_ENDED, _OWNERS, _TOOLS = _build_index()
 _CJK = tuple((term, index) for index, domain in enumerate(DOMAINS) for term in domain.cjk)
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_CJK_ASCII = tuple((term, index) for term, index in _CJK if term.isascii())
+_CJK_CHARS = re.compile(
+    "["
+    + "".join(sorted({re.escape(next(c for c in term if not c.isascii())) for term, _ in _CJK if not term.isascii()}))
+    + "]"
+)
+"""A non-ASCII character of each other term: a text with none of them holds only the ASCII terms."""
+# A Markdown heading, `^#{1,6}[ \t]+(.+?)[ \t#]*$` in effect (same matches, same group), written to
+# start with a literal `#` found at C speed (the lookbehind puts it at a line start) and with the
+# lazy title spelled greedily: the title ends at its last character that is not a space, tab or `#`.
+_HEADING = re.compile(r"#(?<![^\n]#)#{0,5}[ \t]+([^\n]*[^ \t#\n]|[^\n])[ \t#]*$", re.MULTILINE)
+_HEADINGS_WITHIN = 40_000
 
 
 def domain_slugs() -> tuple[str, ...]:
@@ -352,11 +393,15 @@ def _score_text(scores: list[float], text: str, weight: float) -> None:
         return
     normalized = " ".join(text.lower().replace("_", "-").split())
     keywords: dict[int, set[str]] = {}
-    for match in _KEYWORDS.finditer(normalized):
-        word = match.group(match.lastindex or 0)
+    if any(map(normalized.__contains__, _OPEN_ENDED)):
+        # each match is a whole keyword (group 1) or a prefix keyword (group 2)
+        words = {whole or prefix for whole, prefix in _KEYWORDS.findall(normalized)}
+    else:
+        words = {match[1:] for match in _KEYWORDS_AFTER_BOUNDARY.findall(" " + normalized)}
+    for word in words:
         for index in _OWNERS.get(word, ()):
             keywords.setdefault(index, set()).add(word)
-    for term, index in _CJK:
+    for term, index in _CJK if not text.isascii() and _CJK_CHARS.search(text) else _CJK_ASCII:
         if term in text:
             keywords.setdefault(index, set()).add(term)
     for index, words in keywords.items():
@@ -372,6 +417,11 @@ def _score_tools(scores: list[float], names: Iterable[str]) -> None:
 
 def domain_scores(record: SkillRecord) -> dict[str, float]:
     """Score of every domain for `record` (for inspection and tests)."""
+    return {domain.slug: score for domain, score in zip(DOMAINS, _scores(record), strict=True)}
+
+
+def _scores(record: SkillRecord) -> list[float]:
+    """`domain_scores` as a list in the order of `DOMAINS`."""
     scores = [0.0] * len(DOMAINS)
     name = str(record.name or record.frontmatter.get("name") or record.path.rsplit("/", 1)[-1])
     _score_text(scores, name.replace("-", " "), NAME_WEIGHT)
@@ -380,11 +430,11 @@ def domain_scores(record: SkillRecord) -> dict[str, float]:
         # no frontmatter description: the opening of the body says what the skill is about
         description = skill_subject(record)
     _score_text(scores, description, DESCRIPTION_WEIGHT)
-    headings = _HEADING.findall(record.skill_md_text[:40_000])[:_MAX_HEADINGS]
+    headings = _HEADING.findall(record.skill_md_text, 0, _HEADINGS_WITHIN)[:_MAX_HEADINGS]
     _score_text(scores, "\n".join(headings), HEADING_WEIGHT)
     _score_tools(scores, record.programs)
     _score_tools(scores, (dependency.name for dependency in record.dependencies))
-    return {domain.slug: score for domain, score in zip(DOMAINS, scores, strict=True)}
+    return scores
 
 
 def classify_domain(record: SkillRecord) -> str:
@@ -393,12 +443,11 @@ def classify_domain(record: SkillRecord) -> str:
     Deterministic (ties go to the domain listed first) and never raises on odd records.
     """
     try:
-        scores = domain_scores(record)
+        scores = _scores(record)
     except (TypeError, ValueError, AttributeError):
         return OTHER
     best_slug, best_score = OTHER, 0.0
-    for domain in DOMAINS:
-        score = scores[domain.slug]
+    for domain, score in zip(DOMAINS, scores, strict=True):
         if score > best_score:
             best_slug, best_score = domain.slug, score
     return best_slug if best_score >= MIN_SCORE else OTHER

@@ -17,9 +17,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from skill2env.catalog.models import Signal, SkillRecord
-from skill2env.catalog.signals import CODE_SUFFIXES, CREDENTIAL_NAME, SUBJECT_PATH, evidence_line, scan_text
+from skill2env.catalog.signals import (
+    CODE_SUFFIXES,
+    CREDENTIAL_NAME,
+    SUBJECT_PATH,
+    evidence_line,
+    has_ascii_twins,
+    literal_starts,
+    scan_text,
+    search_from_starts,
+)
 from skill2env.curation.models import Criterion, Outcome, Verdict
-from skill2env.curation.practical import skill_body, skill_subject
+from skill2env.curation.practical import lower_text, skill_body, skill_subject
 
 _GENERIC_PREFIXES = (
     "YOUR_", "MY_", "EXAMPLE_", "SAMPLE_", "TEST_", "FAKE_", "DUMMY_", "XXX", "SERVICE_", "SERVICENAME_",
@@ -111,6 +120,11 @@ MIN_API_REQUESTS = 2
 """A remote host the SKILL.md sends this many requests to is a service the skill depends on."""
 
 
+_KEYS_OPTIONAL_STARTS = literal_starts(_KEYS_OPTIONAL.pattern)
+_KEYS_OPTIONAL_WORDS = ("key", "fully", "needed", "required")
+"""Every match of `_KEYS_OPTIONAL` holds one of these, in some case."""
+
+
 @dataclass(frozen=True)
 class Service:
     """A hosted service whose use means a live account: personal or company data behind a login."""
@@ -120,11 +134,13 @@ class Service:
     """How the skill's name or description names the service."""
     env_prefixes: tuple[str, ...]
     """How its credential variables start (`SLACK_BOT_TOKEN`)."""
+    starts: tuple[str, ...] = ()
+    """What every match of `pattern` starts with (see `literal_starts`), for a fast search."""
 
 
 def _service(slug: str, pattern: str, env_prefixes: str = "") -> Service:
     prefixes = tuple(env_prefixes.split()) or (slug.upper().replace("-", "_"),)
-    return Service(slug, re.compile(pattern, re.IGNORECASE), prefixes)
+    return Service(slug, re.compile(pattern, re.IGNORECASE), prefixes, literal_starts(pattern))
 
 
 SERVICES: tuple[Service, ...] = (
@@ -190,7 +206,8 @@ SERVICES: tuple[Service, ...] = (
     _service("banking", r"\bbank\s+(?:accounts?|connections?|transactions)\b|\bplaid\b|\bcopilot\s+money\b", "PLAID"),
     _service("food-delivery", r"\bswiggy\b|\bdoordash\b|\buber\s?eats\b|\binstacart\b|\bgrocery\s+shopping\b"),
 )  # fmt: skip
-_CLOUDS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+_SERVICE_STARTS = tuple((start, index) for index, service in enumerate(SERVICES) for start in service.starts)
+_CLOUD_PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     # (cloud, lower-case needles one of which must be present, the pattern proving an account is used)
     ("aws", ("aws",), re.compile(r"\baws\s+configure\b|\baws_access_key_id\b|\baws\s+sso\s+login\b", re.I)),
     (
@@ -207,6 +224,10 @@ _CLOUDS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ),
     ("cloudflare", ("wrangler", "cloudflare"), re.compile(r"\bwrangler\s+login\b|\bcloudflare_api_token\b", re.I)),
 )
+_CLOUDS = tuple(
+    (cloud, needles, pattern, literal_starts(pattern.pattern)) for cloud, needles, pattern in _CLOUD_PATTERNS
+)
+"""Each cloud with what its pattern's matches start with."""
 
 
 def judge_feasible(record: SkillRecord) -> Verdict:
@@ -288,8 +309,7 @@ def _credentials(record: SkillRecord, subject: str, body: str, signals: list[Sig
             found.extend(_credential_reason(name, f"frontmatter: requires.env {name}"))
     # only an up-front statement speaks for the whole skill; "no auth required" deep in an API
     # reference is about one endpoint
-    keys_optional = bool(_KEYS_OPTIONAL.search(subject) or _KEYS_OPTIONAL.search(body[:KEYS_OPTIONAL_WITHIN]))
-    if keys_optional:
+    if _keys_optional(subject) or _keys_optional(body[:KEYS_OPTIONAL_WITHIN]):
         return found
     credentials = [s for s in signals if s.code == "api-credential"]
     for name, signal in _required_variables(credentials, set(record.env_vars)):
@@ -305,6 +325,14 @@ def _credentials(record: SkillRecord, subject: str, body: str, signals: list[Sig
         if unnamed:
             found.append(("needs:paid-api-key:unnamed", evidence_line(unnamed[0])))
     return found
+
+
+def _keys_optional(text: str) -> bool:
+    """Whether `text` says that no key is needed (`_KEYS_OPTIONAL`)."""
+    lower = text.lower()
+    if not has_ascii_twins(text) and not any(word in lower for word in _KEYS_OPTIONAL_WORDS):
+        return False
+    return search_from_starts(_KEYS_OPTIONAL, text, _KEYS_OPTIONAL_STARTS, lower) is not None
 
 
 def _required_variables(credentials: list[Signal], env_vars: set[str]) -> list[tuple[str, Signal]]:
@@ -350,10 +378,15 @@ def _accounts(subject: str, signals: list[Signal], reasons: set[str]) -> list[tu
     auth = [s for s in signals if s.code in {"live-account", "api-credential", "api-key-signup", "api-auth-header"}]
     subject = _URL.sub(" ", subject)  # a repository link is not the service the skill is about
     found: list[tuple[str, str]] = []
-    for service in SERVICES:
+    lower = subject.lower()
+    # the services whose patterns can match: one of their starts is in the subject
+    named = None if has_ascii_twins(subject) else {index for start, index in _SERVICE_STARTS if start in lower}
+    for index, service in enumerate(SERVICES):
         reason = f"needs:live-account:{service.slug}"
-        match = service.pattern.search(subject)
-        if reason in reasons or match is None:
+        if reason in reasons or (named is not None and index not in named):
+            continue
+        match = search_from_starts(service.pattern, subject, service.starts, lower)
+        if match is None:
             continue
         context = subject[max(0, match.start() - 40) : match.end() + 40]
         if auth or _ACCOUNT_CONTEXT.search(context):
@@ -384,9 +417,11 @@ def _external_services(body: str, signals: list[Signal]) -> list[tuple[str, str]
             found.append((f"needs:external-service:{host}", evidence_line(signal)))
         elif signal.code == "subscription-required":
             found.append(("needs:external-service:paid-subscription", evidence_line(signal)))
-    lower = body.lower()
-    for cloud, needles, pattern in _CLOUDS:
-        match = pattern.search(body) if any(needle in lower for needle in needles) else None
+    lower = lower_text(body)
+    no_cloud = "cloud" not in lower  # then no needle holding it (`gcloud`, `cloudflare`) is there either
+    for cloud, needles, pattern, starts in _CLOUDS:
+        named = any(needle in lower for needle in needles if not (no_cloud and "cloud" in needle))
+        match = search_from_starts(pattern, body, starts, lower) if named else None
         if match:
             found.append((f"needs:external-service:{cloud}", f"SKILL.md: {match.group()}"))
     return found

@@ -11,11 +11,13 @@ The text views `skill_body` and `skill_subject` are shared with the other rule m
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from skill2env.catalog.files import SCRIPT_LANGUAGES
 from skill2env.catalog.models import SkillRecord, SkillStatus
+from skill2env.catalog.signals import literal_first
 from skill2env.curation.models import Criterion, Outcome, Verdict
 
 SKILL_MD_MAX_BYTES = 64 * 1024
@@ -29,12 +31,14 @@ NO_WORKFLOW_STUB_WORD_CHARS = 600
 """A body this short with no procedure at all is a stub; a longer one is left undecided."""
 
 _FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n.*?^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
-_NON_WORD = re.compile(r"[\W_]+")
 _HEAD_CHARS = 8_000
 _SHORT_BODY_CHARS = 6_000
 """A body this long holds more than SHORT_BODY_WORD_CHARS word characters: no need to look for placeholders."""
 # a fence left open at the end of the file still holds code
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
+"""What a fenced block is; `_iter_fences` finds the same blocks without running it over the body."""
+_FENCE_OPENING = re.compile(r"[ \t]*(```|~~~)[ \t]*([\w+#.-]*)[^\n]*\n")
+"""The opening line of `_FENCE` (from a line start): its marker and language."""
 _INLINE_COMMAND = re.compile(r"`[a-z][\w.-]*(?: +[^`\n ]+)+`")
 _IMPERATIVE_ITEM = re.compile(
     r"^[ \t]*(?:[-*+]|\d{1,2}[.)])[ \t]+(?:\*\*)?(?:use|run|apply|check|create|add|write|verify|ensure|avoid|set|"
@@ -43,7 +47,10 @@ _IMPERATIVE_ITEM = re.compile(
     r"save|export|import|deploy|commit|ask|confirm|report|never|always|do\s+not|don't)\b",
     re.MULTILINE,
 )
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+# A Markdown heading, `^#{1,6}[ \t]+(.+?)[ \t#]*$` in effect (same matches, same group), written to
+# start with a literal `#` found at C speed (the lookbehind puts it at a line start) and with the
+# lazy title spelled greedily: the title ends at its last character that is not a space, tab or `#`.
+_HEADING = re.compile(r"#(?<![^\n]#)#{0,5}[ \t]+([^\n]*[^ \t#\n]|[^\n])[ \t#]*$", re.MULTILINE)
 _NUMBERED_STEP = re.compile(
     r"^[ \t]*(?:\d{1,2}[.)]|step\s+\d+[:.]|第[一二三四五六七八九十\d]+步)[ \t]*\S", re.MULTILINE
 )
@@ -65,17 +72,19 @@ _CODE_LANGS = frozenset(
         "nix", "applescript", "vb", "proto", "protobuf",
     }
 )  # fmt: skip
+# _COMMAND_LINE, _FLAGGED_LINE and _CODE_KEYWORDS search a block with a newline in front: their `^`
+# is spelled as that newline, a literal the engine finds at C speed instead of trying every offset.
 _COMMAND_LINE = re.compile(
-    r"^[ \t]*(?:\$[ \t]+|>>>[ \t]|#!|(?:sudo|npm|npx|pnpm|yarn|bun|pip3?|uv|uvx|python3?|node|deno|git|gh|curl|wget|"
+    r"\n[ \t]*(?:\$[ \t]+|>>>[ \t]|#!|(?:sudo|npm|npx|pnpm|yarn|bun|pip3?|uv|uvx|python3?|node|deno|git|gh|curl|wget|"
     r"cd|ls|cat|echo|export|mkdir|cp|mv|rm|docker|kubectl|helm|terraform|make|cargo|go|java|mvn|gradle|brew|apt|"
     r"apt-get|conda|jq|sed|awk|grep|find|ffmpeg|sqlite3|psql|openclaw|clawdbot|clawhub|claude)\b[ \t]?\S*)",
     re.MULTILINE,
 )
-_FLAGGED_LINE = re.compile(r"^[ \t]*(?:\$[ \t]+)?[a-z][\w.-]*[ \t]+(?:\S+[ \t]+)*--?[a-z][\w-]*", re.MULTILINE)
+_FLAGGED_LINE = re.compile(r"\n[ \t]*(?:\$[ \t]+)?[a-z][\w.-]*[ \t]+(?:\S+[ \t]+)*--?[a-z][\w-]*", re.MULTILINE)
 _PROGRAM_LINE = re.compile(r"[ \t]*[a-z][\w.-]*[ \t]+\S")
 _CODE_KEYWORDS = re.compile(
-    r"^\s*(?:def|class|import|from\s+\S+\s+import|function|const|let|var|return|if\s*\(|for\s*\(|#include|package)\b"
-    r"|=>|\)\s*\{|;\s*$|^\s*[\w.]+\([^)\n]*\)\s*$|^\s*[\w\"'-]+\s*:\s*[\[{]",
+    r"\n\s*(?:def|class|import|from\s+\S+\s+import|function|const|let|var|return|if\s*\(|for\s*\(|#include|package)\b"
+    r"|=>|\)\s*\{|;\s*$|\n\s*[\w.]+\([^)\n]*\)\s*$|\n\s*[\w\"'-]+\s*:\s*[\[{]",
     re.MULTILINE,
 )
 _CODE_FILE_START = re.compile(
@@ -86,10 +95,13 @@ _CODE_LINE = re.compile(
     r"^(?:[ \t]+\S|(?:import|from|def|class|return|if|for|while|try|except|with|elif|else)\b|[})\]]|@\w)",
     re.MULTILINE,
 )
+# literal_first(): each alternative starts with a literal character (see there), same matches
 _ARTIFACT = re.compile(
-    r"(?<=\w)\.(?:md|json|jsonl|csv|tsv|txt|py|sh|js|ts|yaml|yml|html|pdf|png|jpe?g|svg|docx|xlsx|pptx|sqlite|db|ics|xml"
-    r"|log)\b|\b(?:save|write|export|store|append)s?\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:to|into|in)\s+"
-    r"(?:a\s+|the\s+)?(?:file|disk|folder|directory)\b",
+    literal_first(
+        r"\.(?<=\w\.)(?:md|json|jsonl|csv|tsv|txt|py|sh|js|ts|yaml|yml|html|pdf|png|jpe?g|svg|docx|xlsx|pptx|sqlite|db|ics|xml"
+        r"|log)\b|\b(?:save|write|export|store|append)s?\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:to|into|in)\s+"
+        r"(?:a\s+|the\s+)?(?:file|disk|folder|directory)\b"
+    )
 )
 _MARKDOWN_STRUCTURE = re.compile(r"^(?:#{1,6}[ \t]+\S|[-*+][ \t]+\S|\d+\.[ \t]+\S|>[ \t]|\|.*\|)", re.MULTILINE)
 _PLACEHOLDER = re.compile(
@@ -110,16 +122,20 @@ _TEST_NAME = re.compile(
 # Strong cues cast the agent as someone; weak cues only describe how it sounds. These patterns,
 # _ARTIFACT and _MARKETING run on lower-cased text (faster than IGNORECASE).
 _PERSONA_STRONG = re.compile(
-    r"\byou\s+are\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}(?:assistant|expert|teacher|tutor|coach|mentor|advisor|"
-    r"adviser|therapist|companion|friend|persona|character|guide|consultant|investor|writer|agent)\b"
-    r"|\b(?:act|respond|reply|speak|talk|behave|answer)\s+(?:as|like)\s+(?:an?\s+|the\s+)?\w+"
-    r"|\bresponds?\s+to\s+\w+\s+(?:respectfully|politely|warmly|with)\b|\brole-?play(?:ing)?\b|\bin\s+character\b"
-    r"|你是一[位个名]|扮演|角色扮演|模拟[^\n，。]{0,12}(?:老师|导师|专家|顾问|助手)|人设"
-    r"|あなたは|として振る舞|になりきり|アドバイザー|アドバイスを提供",
+    literal_first(
+        r"\byou\s+are\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}(?:assistant|expert|teacher|tutor|coach|mentor|advisor|"
+        r"adviser|therapist|companion|friend|persona|character|guide|consultant|investor|writer|agent)\b"
+        r"|\b(?:act|respond|reply|speak|talk|behave|answer)\s+(?:as|like)\s+(?:an?\s+|the\s+)?\w+"
+        r"|\bresponds?\s+to\s+\w+\s+(?:respectfully|politely|warmly|with)\b|\brole-?play(?:ing)?\b|\bin\s+character\b"
+        r"|你是一[位个名]|扮演|角色扮演|模拟[^\n，。]{0,12}(?:老师|导师|专家|顾问|助手)|人设"
+        r"|あなたは|として振る舞|になりきり|アドバイザー|アドバイスを提供"
+    )
 )
 _PERSONA_WEAK = re.compile(
-    r"\bpersonality(?:\s+traits)?\b|\bcore\s+identity\b|\bresponse\s+style\b|\btone\s+of\s+voice\b|\bpersona\b"
-    r"|\bcatchphrases?\b|\bspeaking\s+style\b|语气|口調|思考法|回答します",
+    literal_first(
+        r"\bpersonality(?:\s+traits)?\b|\bcore\s+identity\b|\bresponse\s+style\b|\btone\s+of\s+voice\b|\bpersona\b"
+        r"|\bcatchphrases?\b|\bspeaking\s+style\b|语气|口調|思考法|回答します"
+    )
 )
 # Every persona alternative contains one of these: most skills are ruled out without a regex.
 _PERSONA_STRONG_NEEDLES = (
@@ -161,9 +177,16 @@ class BodyProfile:
 
 def skill_body(record: SkillRecord) -> str:
     """SKILL.md without its YAML frontmatter (the whole text when there is none)."""
-    text = (record.skill_md_text or "").replace("\r\n", "\n")
-    match = _FRONTMATTER.match(text)
-    return text[match.end() :] if match else text
+    text = record.skill_md_text or ""
+    # every rule module asks for the body of the same record in turn: remember the last one
+    cached = _BODY_MEMO[0]
+    if cached[0] is text:
+        return cached[1]
+    normalized = text.replace("\r\n", "\n")
+    match = _FRONTMATTER.match(normalized)
+    body = normalized[match.end() :] if match else normalized
+    _BODY_MEMO[0] = (text, body)
+    return body
 
 
 def skill_subject(record: SkillRecord) -> str:
@@ -172,16 +195,40 @@ def skill_subject(record: SkillRecord) -> str:
     The first heading and paragraph matter for skills without frontmatter, whose description is
     the opening of the body.
     """
-    parts = [str(record.name or record.frontmatter.get("name") or ""), str(_description(record) or "")]
+    name = str(record.name or record.frontmatter.get("name") or "")
+    description = _description(record)
+    key = (record.skill_md_text or "", name, description)
+    cached = _SUBJECT_MEMO[0]
+    if cached is not None and cached[0][0] is key[0] and cached[0][1:] == key[1:]:
+        return cached[1]
+    parts = [name, str(description or "")]
     body = skill_body(record).lstrip()
     heading = _HEADING.search(body[:2_000])
     if heading:
         parts.append(heading.group(1))
-    if not _description(record):
+    if not description:
         paragraphs = [p for p in re.split(r"\n\s*\n", body[:3_000]) if p.strip() and not p.lstrip().startswith("#")]
         if paragraphs:
             parts.append(paragraphs[0][:600])
-    return "\n".join(part for part in parts if part)
+    subject = "\n".join(part for part in parts if part)
+    _SUBJECT_MEMO[0] = (key, subject)
+    return subject
+
+
+def lower_text(text: str) -> str:
+    """`text.lower()`, remembered for the last text asked (the body, asked for by several rules)."""
+    cached = _LOWER_MEMO[0]
+    if cached[0] is text:
+        return cached[1]
+    lower = text.lower()
+    _LOWER_MEMO[0] = (text, lower)
+    return lower
+
+
+# One-entry memos, keyed by the identity of the (immutable) text they were computed from.
+_BODY_MEMO: list[tuple[str, str]] = [("", "")]
+_SUBJECT_MEMO: list[tuple[tuple[str, str, str | None], str] | None] = [None]
+_LOWER_MEMO: list[tuple[str, str]] = [("", "")]
 
 
 def _description(record: SkillRecord) -> str | None:
@@ -199,30 +246,216 @@ def profile_body(body: str, subject: str = "") -> BodyProfile:
 
     `subject` (name and description) is searched for persona cues too.
     """
-    blocks = [(lang.lower(), content) for _, lang, content in _FENCE.findall(body)]
-    lower = body.lower()
-    # personas and adverts announce themselves up front; placeholders only matter in short bodies
-    head = body[:_HEAD_CHARS].lower()
-    persona_text = f"{subject.lower()}\n{head}"
-    strong = _cues(_PERSONA_STRONG, _PERSONA_STRONG_NEEDLES, persona_text)
-    weak = _cues(_PERSONA_WEAK, _PERSONA_WEAK_NEEDLES, persona_text)
-    headings = _HEADING.findall(body)
-    without_code = _FENCE.sub("", body)
+    view = _Body(body, subject)
     return BodyProfile(
-        word_chars=len(_NON_WORD.sub("", body)),
-        code_blocks=len(blocks),
-        command_blocks=sum(1 for lang, content in blocks if _is_command_block(lang, content)),
-        numbered_steps=len(_NUMBERED_STEP.findall(lower)),
-        inline_commands=len(_INLINE_COMMAND.findall(without_code)),
-        imperative_items=len(_IMPERATIVE_ITEM.findall(without_code.lower())),
-        artifacts=len(_ARTIFACT.findall(head)),
-        procedural_headings=sum(1 for heading in headings if _PROCEDURAL_HEADING.search(heading)),
-        persona_cues=strong + weak,
-        strong_persona_cues=len(strong),
-        placeholder_cues=_placeholders(body) if len(body) < _SHORT_BODY_CHARS else (),
-        marketing_cues=len(_MARKETING.findall(head)),
-        looks_like_code=_looks_like_code(body),
+        word_chars=view.word_chars,
+        code_blocks=view.code_blocks,
+        command_blocks=view.command_blocks,
+        numbered_steps=view.numbered_steps,
+        inline_commands=view.inline_commands,
+        imperative_items=view.imperative_items,
+        artifacts=view.artifacts,
+        procedural_headings=view.procedural_headings,
+        persona_cues=view.persona_cues,
+        strong_persona_cues=len(view.strong_cues),
+        placeholder_cues=view.placeholder_cues,
+        marketing_cues=view.marketing_cues,
+        looks_like_code=view.looks_like_code,
     )
+
+
+class _Body:
+    """The measures of `BodyProfile`, each computed when first asked for.
+
+    Rules mostly need only a few of them (a body with a command block is rarely asked about its
+    numbered steps), and thresholds (`at_least`) stop counting once they are reached.
+    """
+
+    def __init__(self, body: str, subject: str) -> None:
+        self.body = body
+        self.subject = subject
+        self._fences: list[_Fence] = []
+        self._more_fences: Iterator[_Fence] | None = _iter_fences(body)
+        self._counts: dict[str, tuple[int, bool]] = {}
+
+    def fences(self) -> Iterator[_Fence]:
+        """The blocks of `_FENCE.finditer(body)`, found as far as the callers go and remembered."""
+        yield from self._fences
+        if self._more_fences is None:
+            return
+        for fence in self._more_fences:
+            self._fences.append(fence)
+            yield fence
+        self._more_fences = None
+
+    @cached_property
+    def word_chars(self) -> int:
+        return _count_word_chars(self.body)
+
+    @cached_property
+    def code_blocks(self) -> int:
+        return sum(1 for _ in self.fences())
+
+    @cached_property
+    def command_blocks(self) -> int:
+        return sum(1 for _, _, lang, content in self.fences() if _is_command_block(lang.lower(), content))
+
+    @cached_property
+    def has_command_block(self) -> bool:
+        return any(_is_command_block(lang.lower(), content) for _, _, lang, content in self.fences())
+
+    @cached_property
+    def lower(self) -> str:
+        return lower_text(self.body)
+
+    @cached_property
+    def head(self) -> str:
+        """The opening of the body, lower-cased: personas and adverts announce themselves up front."""
+        return self.body[:_HEAD_CHARS].lower()
+
+    @cached_property
+    def without_code(self) -> str:
+        """`_FENCE.sub("", body)`."""
+        pieces = []
+        last = 0
+        for start, end, _, _ in self.fences():
+            pieces.append(self.body[last:start])
+            last = end
+        pieces.append(self.body[last:])
+        return "".join(pieces)
+
+    @cached_property
+    def headings(self) -> list[str]:
+        return _HEADING.findall(self.body)
+
+    @cached_property
+    def numbered_steps(self) -> int:
+        return len(_NUMBERED_STEP.findall(self.lower))
+
+    @cached_property
+    def inline_commands(self) -> int:
+        return len(_INLINE_COMMAND.findall(self.without_code))
+
+    @cached_property
+    def imperative_items(self) -> int:
+        return len(_IMPERATIVE_ITEM.findall(self.without_code.lower()))
+
+    @cached_property
+    def artifacts(self) -> int:
+        return len(_ARTIFACT.findall(self.head))
+
+    @cached_property
+    def procedural_headings(self) -> int:
+        return sum(1 for heading in self.headings if _PROCEDURAL_HEADING.search(heading))
+
+    @cached_property
+    def persona_text(self) -> str:
+        return f"{self.subject.lower()}\n{self.head}"
+
+    @cached_property
+    def strong_cues(self) -> tuple[str, ...]:
+        return _cues(_PERSONA_STRONG, _PERSONA_STRONG_NEEDLES, self.persona_text)
+
+    @cached_property
+    def persona_cues(self) -> tuple[str, ...]:
+        return self.strong_cues + _cues(_PERSONA_WEAK, _PERSONA_WEAK_NEEDLES, self.persona_text)
+
+    @cached_property
+    def placeholder_cues(self) -> tuple[str, ...]:
+        return _placeholders(self.body) if len(self.body) < _SHORT_BODY_CHARS else ()
+
+    @cached_property
+    def marketing_cues(self) -> int:
+        return len(_MARKETING.findall(self.head))
+
+    @cached_property
+    def looks_like_code(self) -> bool:
+        return _looks_like_code(self.body)
+
+    def at_least(self, name: str, threshold: int) -> bool:
+        """Whether the count `name` (numbered_steps, inline_commands, imperative_items,
+        procedural_headings) reaches `threshold`, counting no further than needed."""
+        if name in self.__dict__:  # counted in full already
+            return bool(self.__dict__[name] >= threshold)
+        count, complete = self._counts.get(name, (0, False))
+        if count >= threshold or complete:
+            return count >= threshold
+        if name == "numbered_steps":
+            matches: Iterator[object] = _NUMBERED_STEP.finditer(self.lower)
+        elif name == "inline_commands":
+            matches = _INLINE_COMMAND.finditer(self.without_code)
+        elif name == "imperative_items":
+            matches = _IMPERATIVE_ITEM.finditer(self.without_code.lower())
+        else:
+            matches = (heading for heading in self.headings if _PROCEDURAL_HEADING.search(heading))
+        count, complete = 0, True
+        for _ in matches:
+            count += 1
+            if count >= threshold:
+                complete = False
+                break
+        self._counts[name] = (count, complete)
+        return count >= threshold
+
+
+def _count_word_chars(text: str) -> int:
+    """`len(re.sub(r"[\\W_]+", "", text))`: the alphanumeric characters of `text`, counted at C speed."""
+    if text.isascii():
+        return len(text.encode("ascii").translate(None, _ASCII_NON_ALNUM))
+    raw = text.encode("utf-8", "surrogatepass")
+    ascii_alnum = len(raw.translate(None, _NON_ASCII_ALNUM_BYTES))
+    # the other characters, decoded from their (multi-byte) UTF-8 sequences
+    others = raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+    return ascii_alnum + sum(map(str.isalnum, others))
+
+
+_ASCII_BYTES = bytes(range(128))
+_ASCII_NON_ALNUM = bytes(byte for byte in range(128) if not chr(byte).isalnum())
+_NON_ASCII_ALNUM_BYTES = _ASCII_NON_ALNUM + bytes(range(128, 256))
+
+
+_Fence = tuple[int, int, str, str]
+"""A fenced block: start, end, language and content (`_FENCE`'s span and groups 2 and 3)."""
+
+
+def _iter_fences(body: str) -> Iterator[_Fence]:
+    """The blocks of `_FENCE.finditer(body)`, found from the fence markers with `str.find`."""
+    if "```" not in body and "~~~" not in body:
+        return
+    starts: set[int] = set()
+    for marker in ("```", "~~~"):
+        at = body.find(marker)
+        while at != -1:
+            line_start = body.rfind("\n", 0, at) + 1
+            if not body[line_start:at].strip(" \t"):
+                starts.add(line_start)
+            at = body.find(marker, at + 3)
+    end = 0
+    for start in sorted(starts):
+        if start < end:
+            continue
+        fence = _fence_at(body, start)
+        if fence is not None:
+            end = fence[1]
+            yield fence
+
+
+def _fence_at(body: str, start: int) -> _Fence | None:
+    """`_FENCE.match(body, start)` for a line start: the opening line, then the content up to the
+    first line that is the same marker alone (between spaces and tabs), or up to the end."""
+    opening = _FENCE_OPENING.match(body, start)
+    if opening is None:
+        return None
+    marker, lang = opening.group(1), opening.group(2)
+    content_start = at = opening.end()
+    while (at := body.find(marker, at)) != -1:
+        line_start = body.rfind("\n", 0, at) + 1
+        line_end = body.find("\n", at)
+        line_end = len(body) if line_end == -1 else line_end
+        if not body[line_start:at].strip(" \t") and not body[at + 3 : line_end].strip(" \t"):
+            return start, line_end, lang, body[content_start:line_start]
+        at += 1
+    return start, len(body), lang, body[content_start:]
 
 
 def _placeholders(body: str) -> tuple[str, ...]:
@@ -244,7 +477,8 @@ def _is_command_block(lang: str, content: str) -> bool:
     """Code or commands, as opposed to prompts, sample dialogue, formulas or program output."""
     if lang in _CODE_LANGS:
         return True
-    if _COMMAND_LINE.search(content) or _CODE_KEYWORDS.search(content) or _FLAGGED_LINE.search(content):
+    lines = "\n" + content  # each line, the first included, after a newline
+    if _COMMAND_LINE.search(lines) or _CODE_KEYWORDS.search(lines) or _FLAGGED_LINE.search(lines):
         return True
     # the same lower-case program starting several lines: `tool search …`, `tool show …`
     programs = [line.split(None, 1)[0] for line in content.splitlines() if _PROGRAM_LINE.match(line)]
@@ -277,19 +511,32 @@ def has_procedure(profile: BodyProfile, record: SkillRecord) -> bool:
     )
 
 
+def _has_procedure(view: _Body, record: SkillRecord) -> bool:
+    """`has_procedure` on a lazy view: the same tests in the same order, each computed on demand."""
+    return (
+        view.has_command_block
+        or _has_scripts(record)
+        or view.at_least("numbered_steps", 3)
+        or view.at_least("inline_commands", 2)
+        or view.at_least("imperative_items", 4)
+        or (view.at_least("procedural_headings", 1) and view.at_least("numbered_steps", 1))
+        or view.at_least("procedural_headings", 3)
+    )
+
+
 def judge_practical(record: SkillRecord) -> Verdict:
     """Judge practical value: a real, clear workflow rather than a stub, code dump, persona or advert."""
     if record.status == SkillStatus.unreadable:
         return _verdict(Outcome.fail, [f"unreadable:{_slug(record.reason) or 'skill-md'}"], [])
     reasons, evidence = _format_problems(record)
-    profile = profile_body(skill_body(record), skill_subject(record))
-    content_reasons, content_evidence = _content_problems(record, profile)
+    view = _Body(skill_body(record), skill_subject(record))
+    content_reasons, content_evidence = _content_problems(record, view)
     reasons += content_reasons
     evidence += content_evidence
     if reasons:
         return _verdict(Outcome.fail, reasons, evidence)
-    if not has_procedure(profile, record):
-        detail = f"{profile.word_chars} word characters, no steps, commands or scripts"
+    if not _has_procedure(view, record):
+        detail = f"{view.word_chars} word characters, no steps, commands or scripts"
         return _verdict(Outcome.undecided, ["workflow:unclear"], [f"{record.skill_md_file}: {detail}"])
     return _verdict(Outcome.pass_, [], [])
 
@@ -318,28 +565,32 @@ def _format_problems(record: SkillRecord) -> tuple[list[str], list[str]]:
     return reasons, evidence
 
 
-def _content_problems(record: SkillRecord, profile: BodyProfile) -> tuple[list[str], list[str]]:
+def _content_problems(record: SkillRecord, view: _Body) -> tuple[list[str], list[str]]:
     where = record.skill_md_file
-    short = profile.word_chars < SHORT_BODY_WORD_CHARS
-    if profile.word_chars < MIN_BODY_WORD_CHARS:
-        return ["stub:near-empty"], [f"{where}: {profile.word_chars} word characters in the body"]
-    if short and profile.placeholder_cues:
-        return ["stub:placeholder"], [f"{where}: " + "; ".join(profile.placeholder_cues)]
+    word_count = view.word_chars
+    short = word_count < SHORT_BODY_WORD_CHARS
+    if word_count < MIN_BODY_WORD_CHARS:
+        return ["stub:near-empty"], [f"{where}: {word_count} word characters in the body"]
+    if short and view.placeholder_cues:
+        return ["stub:placeholder"], [f"{where}: " + "; ".join(view.placeholder_cues)]
     if short and _is_test_skill(record):
         return ["stub:test-skill"], [f"{where}: name {_name(record) or record.path!r}"]
-    if profile.looks_like_code:
+    if view.looks_like_code:
         return ["code:skillmd-is-code"], [f"{where}:1: {_first_line(skill_body(record))}"]
-    procedure = has_procedure(profile, record)
-    doing = profile.command_blocks >= 1 or _has_scripts(record)
-    # a persona that also never touches a file is pure conversation: nothing to execute or check
-    talking_only = not doing and profile.artifacts == 0
-    strong, total = profile.strong_persona_cues, len(profile.persona_cues)
-    if not doing and ((strong and (talking_only or total >= 2)) or total - strong >= 3):
-        return ["persona:no-workflow"], [f"{where}: " + "; ".join(profile.persona_cues[:4])]
-    if profile.marketing_cues >= 5 and not procedure:
-        return ["marketing:no-workflow"], [f"{where}: {profile.marketing_cues} promotional phrases, no procedure"]
-    if profile.word_chars < NO_WORKFLOW_STUB_WORD_CHARS and not procedure and profile.code_blocks <= 1:
-        return ["stub:no-workflow"], [f"{where}: {profile.word_chars} word characters, no steps or commands"]
+    doing = view.has_command_block or _has_scripts(record)
+    if not doing:
+        # a persona that also never touches a file is pure conversation: nothing to execute or check
+        talking_only = view.artifacts == 0
+        strong, total = len(view.strong_cues), len(view.persona_cues)
+        if (strong and (talking_only or total >= 2)) or total - strong >= 3:
+            return ["persona:no-workflow"], [f"{where}: " + "; ".join(view.persona_cues[:4])]
+    # with a command block or scripts there is a procedure, and neither rule below applies
+    if doing or _has_procedure(view, record):
+        return [], []
+    if view.marketing_cues >= 5:
+        return ["marketing:no-workflow"], [f"{where}: {view.marketing_cues} promotional phrases, no procedure"]
+    if word_count < NO_WORKFLOW_STUB_WORD_CHARS and view.code_blocks <= 1:
+        return ["stub:no-workflow"], [f"{where}: {word_count} word characters, no steps or commands"]
     return [], []
 
 

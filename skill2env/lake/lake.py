@@ -26,6 +26,8 @@ from skill2env.lake.sqlfiles import load_sql, ordered_statements
 VERSIONED_TABLES = frozenset({"skills", "skill_files", "curated_skills"})
 """Tables written through `Lake.write`; each has `sql/dml/insert_<table>_versions.sql`."""
 LOCK_POLL_SECONDS = 0.05
+WRITE_MEMORY_LIMIT = "1GB"
+"""DuckDB's buffer for a write; beyond it, it spills to disk instead of growing the process."""
 
 
 class LakeError(RuntimeError):
@@ -94,7 +96,7 @@ class Lake:
     @contextmanager
     def _transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
         with self._locked(exclusive=True):
-            con = duckdb.connect(str(self.path))
+            con = duckdb.connect(str(self.path), config={"memory_limit": WRITE_MEMORY_LIMIT})
             try:
                 con.begin()
                 try:

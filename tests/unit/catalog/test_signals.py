@@ -5,6 +5,8 @@ Malicious snippets are short inline strings modelled on real lures; they are dat
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from skill2env.catalog.models import Signal
@@ -13,9 +15,15 @@ from skill2env.catalog.signals import (
     FAMILIES,
     MAX_PER_CODE,
     SUBJECT_PATH,
+    _anchor_hits,
+    _anchor_hits_regex,
+    _same_length_lower,
     evidence_line,
     family_of,
+    literal_first,
+    literal_starts,
     scan_text,
+    search_from_starts,
 )
 
 
@@ -244,3 +252,77 @@ def test_every_emitted_code_belongs_to_a_family() -> None:
     )
     for signal in scan_text("SKILL.md", text):
         assert family_of(signal.code) is not None, signal.code
+
+
+# --- fast paths: the same results as the plain regexes ----------------------------------------------
+
+LOCATOR_TEXTS = [
+    "Use the x-api-key: header or an api-key; nut.js, nut-js and nut js; e-ink, e.g. z-wave",
+    'Open Safari.app or Messages.app, open -a Finder, tell application "Music" to play',
+    "/dev/ttyUSB0, /dev/tty.usbserial, ~/Library/Messages, C:\\Users\\me, rtsp://cam.local/live",
+    "https://mcp.example.com/sse and https://host.example/mcp, mcp-remote, model.cuda() on CUDA",
+    "mlx-lm, mlx_whisper, MLX, mlxfoo; multi-gpu, multi-node, multi; find-generic-password",
+    "powershell.exe or PowerShell; nvidia-smi; obd-ii; self-custodial; app-specific password",
+    "后门 and 密码 next to apple, key and token",
+    "é-api-key İ api-key ı ſ \u212a x-api-key-x",
+    "api key " * 40,
+    ".app.app /mcp/mcp ://mcp.://mcp. ~/library/~/library/",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", LOCATOR_TEXTS)
+def test_word_locator_finds_what_the_regex_locator_finds(text: str) -> None:
+    lower = _same_length_lower(text)
+    assert _anchor_hits(lower) == _anchor_hits_regex(lower)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        (
+            r"\b(?:requires?|needs?)\s+(?:a\s+)?mac\b|\bonly\s+on\s+macos\b",
+            "It requires a Mac; needs mac, only on macOS",
+        ),
+        (r"\bfoo\b|bar|\.baz\b", "foo bar.baz xfoo foobar .baz"),
+        (r"\b(?:a|b)(?:c|d)e\b|\bx", "ace bde bce ade xace x"),
+        (r"\bpersona\b|\bpersonality(?:\s+traits)?\b|口調", "personality traits, persona, 口調, apersona"),
+    ],
+)
+def test_literal_first_matches_the_same_text(pattern: str, text: str) -> None:
+    original, rewritten = re.compile(pattern), re.compile(literal_first(pattern))
+    assert rewritten.pattern != pattern
+    for start in range(len(text) + 1):
+        assert [m.span() for m in rewritten.finditer(text, start)] == [m.span() for m in original.finditer(text, start)]
+
+
+def test_literal_first_rewrites_a_boundary_and_leaves_what_it_cannot_read() -> None:
+    assert literal_first(r"\bfoo") == r"f(?<=\bf)oo"
+    assert literal_first(r"\b(?:ab|c)d") == r"a(?<=\ba)bd|c(?<=\bc)d"
+    for pattern in (r"(x)|y", r"^a|b", r"\b\w+", r"\ba?b"):
+        assert literal_first(pattern) == pattern
+
+
+def test_literal_starts_reads_what_every_match_starts_with() -> None:
+    assert literal_starts(r"\bgmail\b|\bgoogle\s+mail\b") == ("gmail", "google")
+    assert literal_starts(r"\b(?:no|without(?:\s+an?)?)\s+keys?\b|\bKeyless\b") == ("no", "without", "keyless")
+    assert literal_starts(r"\baws\b|\baws_key\b|\blast\.?fm\b") == ("aws", "last")
+    with pytest.raises(ValueError):
+        literal_starts(r"[ab]c")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Install on Ubuntu with apt install jq",
+        "LINUX and Apt-Get Install",
+        "l\u0130nux with \u017fudo; \u212aubectl",  # İ, ſ and the Kelvin sign match i, s and k
+        "adapt the chapter; no linux here",
+        "",
+    ],
+)
+def test_search_from_starts_finds_what_search_finds(text: str) -> None:
+    pattern = re.compile(r"\blinux\b|\bapt(?:-get)?\s+install\b|\bsudo\b|\bkubectl\b", re.IGNORECASE)
+    expected = pattern.search(text)
+    found = search_from_starts(pattern, text, literal_starts(pattern.pattern))
+    assert (found and found.span()) == (expected and expected.span())

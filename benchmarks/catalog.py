@@ -10,7 +10,7 @@ are hard links), then times, in this one run:
 * the pipeline: `skill2env catalog`'s path (Dagster in-process: catalog → lake → curation
   of every domain partition → lake) into a fresh lake.
 
-Prints skills/s, the pipeline/floor ratio and peak RSS (this process and its workers).
+Prints skills/s, the pipeline/floor ratio, each step's time and the main process's peak RSS.
 """
 
 from __future__ import annotations
@@ -65,10 +65,13 @@ def read_floor(root: Path) -> float:
     return time.perf_counter() - started
 
 
-def peak_rss_mib() -> tuple[float, float]:
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return own, children
+def peak_rss_mib() -> float:
+    """Peak RSS of this process (the one holding the frames and the lake connection).
+
+    Workers are not counted here: on Linux a spawned child's `ru_maxrss` starts from its parent's
+    size at fork time, so RUSAGE_CHILDREN reports the parent's peak, not the workers'.
+    """
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main() -> None:
@@ -93,13 +96,13 @@ def main() -> None:
         started = time.perf_counter()
         outcome = run_catalog(Home(work / "home"), work / "skills", workers=args.workers)
         elapsed = time.perf_counter() - started
-        own, children = peak_rss_mib()
+        own = peak_rss_mib()
         total = outcome.funnel.filter(outcome.funnel["domain"] == "*").row(0, named=True)
         print(f"pipeline (catalog + curation into a fresh lake): {elapsed:.1f} s, "
               f"{outcome.skills / elapsed:,.0f} skills/s, {elapsed / floor:.1f}x the floor")  # fmt: skip
         print("  steps: " + ", ".join(f"{step} {seconds:.1f} s" for step, seconds in outcome.step_seconds.items()))
         print(f"skills cataloged: {outcome.skills}; curated: {total['curated']} ({total['curated_pct']} %)")
-        print(f"peak RSS: main process {own:,.0f} MiB, largest worker {children:,.0f} MiB")
+        print(f"peak RSS of the main process: {own:,.0f} MiB")
         print(f"lake size: {(work / 'home' / 'lake.duckdb').stat().st_size / 2**20:,.0f} MiB")
     finally:
         if not args.keep:

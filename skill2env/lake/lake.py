@@ -26,8 +26,9 @@ from skill2env.lake.sqlfiles import load_sql, ordered_statements
 VERSIONED_TABLES = frozenset({"skills", "skill_files", "curated_skills"})
 """Tables written through `Lake.write`; each has `sql/dml/insert_<table>_versions.sql`."""
 LOCK_POLL_SECONDS = 0.05
-WRITE_MEMORY_LIMIT = "1GB"
+WRITE_MEMORY_LIMIT = "512MB"
 """DuckDB's buffer for a write; beyond it, it spills to disk instead of growing the process."""
+INSERT_SLICE_ROWS = 4096
 
 
 class LakeError(RuntimeError):
@@ -164,9 +165,11 @@ def _append(
         "code_version": code_version,
         "partition_key": item.partition_key,
     }
-    # Registering again under the same name replaces the previous write's frame.
-    con.register("incoming", item.frame.to_arrow())
-    con.execute(load_sql(f"dml/insert_{item.table}_versions"), bound)
+    # Slice by slice, so the Arrow copy handed to DuckDB stays small however large the frame;
+    # registering again under the same name replaces the previous slice.
+    for piece in item.frame.iter_slices(INSERT_SLICE_ROWS):
+        con.register("incoming", piece.to_arrow())
+        con.execute(load_sql(f"dml/insert_{item.table}_versions"), bound)
     con.execute(
         load_sql("dml/record_materialization"),
         {**bound, "table_name": item.table, "row_count": item.frame.height},

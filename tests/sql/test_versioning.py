@@ -6,6 +6,7 @@ import polars as pl
 import pytest
 from rows import curated_frame, curated_row, skill_row, skills_frame
 
+from skill2env.lake import lake as lake_module
 from skill2env.lake.lake import Lake, ReadOnlyQueryError, TableWrite, UnknownTableError
 
 
@@ -78,3 +79,13 @@ def test_query_parameters_are_bound_not_interpolated(lake: Lake) -> None:
     lake.write([TableWrite("skills", skills_frame(skill_row("a/o'neil")))], run_id="r1", code_version="v1")
     found = lake.query("SELECT path FROM skills WHERE path = $path", {"path": "a/o'neil"})
     assert found.to_series().to_list() == ["a/o'neil"]
+
+
+def test_large_frames_are_inserted_slice_by_slice_in_one_write(lake: Lake, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lake_module, "INSERT_SLICE_ROWS", 2)
+    frame = skills_frame(*(skill_row(f"a/s{i}") for i in range(5)))
+    (receipt,) = lake.write([TableWrite("skills", frame)], run_id="r1", code_version="v1")
+
+    assert receipt.row_count == 5
+    assert lake.query("SELECT count(DISTINCT path) FROM skills").item() == 5
+    assert lake.query("SELECT count(DISTINCT write_id) FROM skills_versions").item() == 1

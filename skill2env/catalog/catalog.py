@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from skill2env.catalog.discover import SkillFolder, discover_skills
-from skill2env.catalog.profile import profile_skill
+from skill2env.catalog.profile import profile_or_error
 from skill2env.catalog.tables import SKILL_FILES_SCHEMA, SKILLS_SCHEMA, catalog_frames
 from skill2env.parallel import default_workers, map_chunks
 
@@ -40,7 +40,7 @@ class Catalog:
 
 def profile_chunk(folders: list[SkillFolder]) -> Frames:
     """Worker entry point: profile a chunk of folders into (`skills`, `skill_files`) frames."""
-    return catalog_frames([profile_skill(folder) for folder in folders])
+    return catalog_frames([profile_or_error(folder) for folder in folders])
 
 
 def catalog_skills(root: Path, *, workers: int | None = None, progress: ProgressCallback | None = None) -> Catalog:

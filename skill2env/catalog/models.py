@@ -25,6 +25,8 @@ class SkillStatus(StrEnum):
     """Frontmatter present but not valid YAML, or not a mapping."""
     unreadable = "unreadable"
     """SKILL.md could not be read at all (permissions, vanished, not a regular file)."""
+    error = "error"
+    """Profiling this folder failed unexpectedly; `reason` holds the error. Other folders go on."""
 
 
 class FileKind(StrEnum):

@@ -42,6 +42,29 @@ def profile_skill(folder: SkillFolder) -> SkillRecord:
     return record
 
 
+def profile_or_error(folder: SkillFolder) -> SkillRecord:
+    """`profile_skill`, or a row with status `error` when it fails: one folder never loses the catalog."""
+    try:
+        return profile_skill(folder)
+    except Exception as exc:
+        return SkillRecord(
+            skill_id=hashlib.sha256(f"error\0{folder.relpath}".encode()).hexdigest()[:16],
+            source=_source(folder),
+            path=folder.relpath,
+            skill_md_file=folder.skill_md_file,
+            status=SkillStatus.error,
+            reason=f"{type(exc).__name__}: {exc}"[:500],
+            nested_in=folder.nested_in,
+            domain="other",
+            n_files=folder.n_files,
+            total_bytes=folder.total_bytes,
+        )
+
+
+def _source(folder: SkillFolder) -> str:
+    return folder.relpath.split("/", 1)[0] if folder.relpath != "." else folder.root.name
+
+
 def _inventory_file(
     folder: SkillFolder, relpath: str, listed: ListedFile, is_skill_md: bool
 ) -> tuple[SkillFile, FileContent | None]:
@@ -55,8 +78,7 @@ def _inventory_file(
                           reason="not a regular file"), None  # fmt: skip
     path = str(folder.abspath / relpath)
     content = read_file(path, listed.size, SKILL_MD_READ_CAP) if is_skill_md else read_file(path, listed.size)
-    first_line = content.text.split("\n", 1)[0] if content.text else None
-    language = language_of(relpath, first_line)
+    language = language_of(relpath, _first_line(content.text))
     return SkillFile(
         path=relpath,
         size=listed.size,
@@ -68,6 +90,13 @@ def _inventory_file(
         status=content.status,
         reason=content.error,
     ), content
+
+
+def _first_line(text: str | None) -> str | None:
+    if not text:
+        return None
+    end = text.find("\n")
+    return text if end < 0 else text[:end]
 
 
 def _bare_file(
@@ -105,7 +134,7 @@ def content_digest(files: list[SkillFile]) -> str:
 def _skill_record(
     folder: SkillFolder, files: list[SkillFile], sources: list[TextSource], skill_md: FileContent | None
 ) -> SkillRecord:
-    source = folder.relpath.split("/", 1)[0] if folder.relpath != "." else folder.root.name
+    source = _source(folder)
     base: dict[str, Any] = {
         "skill_id": content_digest(files),
         "source": source,

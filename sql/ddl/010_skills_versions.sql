@@ -9,7 +9,7 @@ CREATE TABLE IF NOT EXISTS skills_versions (
     source VARCHAR NOT NULL,               -- first path component under the skills root
     path VARCHAR NOT NULL,                 -- folder relative to the skills root
     skill_md_file VARCHAR NOT NULL,
-    status VARCHAR NOT NULL,               -- ok | no_frontmatter | frontmatter_error | unreadable
+    status VARCHAR NOT NULL,               -- ok | no_frontmatter | frontmatter_error | unreadable | error
     reason VARCHAR,
     nested_in VARCHAR,
     domain VARCHAR,

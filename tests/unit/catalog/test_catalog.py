@@ -9,7 +9,9 @@ import pytest
 from skill_trees import GOOD, small_tree, write_skill
 
 from skill2env.catalog import catalog as catalog_module
+from skill2env.catalog import profile
 from skill2env.catalog.catalog import SkillsRootError, catalog_skills
+from skill2env.catalog.models import SkillRecord
 
 
 def rows_by_path(root: Path) -> dict[str, dict[str, object]]:
@@ -94,3 +96,23 @@ def test_worker_processes_give_the_same_rows_as_in_process(tmp_path: Path, monke
 def test_a_missing_root_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(SkillsRootError, match="does not exist"):
         catalog_skills(tmp_path / "nope")
+
+
+def test_a_folder_that_breaks_an_extractor_becomes_an_error_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_skill(tmp_path, "team/fine", GOOD)
+    write_skill(tmp_path, "team/poison", GOOD.replace("csv-report", "poison"))
+    real = profile.classify_domain
+
+    def classify(record: SkillRecord) -> str:
+        if record.path == "team/poison":
+            raise RuntimeError("extractor bug")
+        return real(record)
+
+    monkeypatch.setattr(profile, "classify_domain", classify)
+    rows = rows_by_path(tmp_path)
+
+    assert rows["team/fine"]["status"] == "ok"
+    assert rows["team/poison"]["status"] == "error"
+    assert rows["team/poison"]["reason"] == "RuntimeError: extractor bug"

@@ -83,9 +83,15 @@ def _catalog_and_report(skills_root: Path, home: Home, workers: int) -> None:
     from skill2env.definitions import PipelineRunError, run_catalog
 
     started = time.monotonic()
-    with console.status(f"Cataloging and curating skills under {skills_root} …"):
+    title = f"Cataloging and curating skills under {skills_root}"
+    with console.status(f"{title} …") as status:
         try:
-            outcome = run_catalog(home, skills_root.resolve(), workers=workers)
+            outcome = run_catalog(
+                home,
+                skills_root.resolve(),
+                workers=workers,
+                progress=lambda line: status.update(f"{title}: {line} ({time.monotonic() - started:.0f} s)"),
+            )
         except PipelineRunError as exc:
             console.print(f"[red]error:[/red] {exc}")
             sys.exit(1)

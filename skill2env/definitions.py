@@ -6,7 +6,9 @@ through the functions at the bottom, in-process, on the persistent instance the 
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,12 +37,33 @@ POOL_SLOTS = {"sandbox": ("SKILL2ENV_SANDBOX_SLOTS", 2), "llm": ("SKILL2ENV_LLM_
 """Pool → (environment variable that overrides the limit, default limit)."""
 
 
+_progress_sinks: list[Callable[[str], None]] = []
+"""Where the assets' own log lines go when the CLI runs a job in-process (its status line)."""
+
+
+class _ProgressHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        meta = getattr(record, "dagster_meta", None) or {}
+        if meta.get("dagster_event") is None:  # an asset's own line, not an engine event
+            message = str(meta.get("orig_message") or record.getMessage())
+            for sink in _progress_sinks:
+                sink(message)
+
+
+@dg.logger({}, description="Forwards the assets' own log lines (progress) to the CLI that started the run.")
+def progress_forwarder(init_context: dg.InitLoggerContext) -> logging.Logger:
+    logger = logging.Logger("skill2env.progress", level=logging.INFO)
+    logger.addHandler(_ProgressHandler())
+    return logger
+
+
 def build_definitions(home: str = "") -> dg.Definitions:
     """Definitions bound to a skill2env home ('' = `$SKILL2ENV_HOME` or `./.skill2env`)."""
     return dg.Definitions(
         assets=[skill_catalog, curated_skills],
         jobs=[catalog_job, curation_job],
         resources={"lake": LakeResource(home=home)},
+        loggers={"console": dg.colored_console_logger, "progress": progress_forwarder},
     )
 
 
@@ -60,11 +83,31 @@ class CatalogOutcome:
     """Wall time of each Dagster step (`skill_catalog`, `curated_skills`)."""
 
 
-def run_catalog(home: Home, skills_root: Path, *, workers: int = 0, log_level: str = "WARNING") -> CatalogOutcome:
-    """Materialize `skills` + `skill_files`, then every domain partition of `curated_skills` in one run."""
+def run_catalog(
+    home: Home,
+    skills_root: Path,
+    *,
+    workers: int = 0,
+    log_level: str = "WARNING",
+    progress: Callable[[str], None] | None = None,
+) -> CatalogOutcome:
+    """Materialize `skills` + `skill_files`, then every domain partition of `curated_skills` in one run.
+
+    `progress` receives the assets' own log lines (how many skills are done) as they come.
+    """
+    if progress is not None:
+        _progress_sinks.append(progress)
+    try:
+        return _run_catalog(home, skills_root, workers=workers, log_level=log_level)
+    finally:
+        if progress is not None:
+            _progress_sinks.remove(progress)
+
+
+def _run_catalog(home: Home, skills_root: Path, *, workers: int, log_level: str) -> CatalogOutcome:
     activate_home(home)
     bound = build_definitions(home=str(home.root))
-    loggers = {"console": {"config": {"log_level": log_level}}}
+    loggers = {"console": {"config": {"log_level": log_level}}, "progress": {}}
     catalog_config = {"skills_root": str(skills_root), "workers": workers}
     with dg.DagsterInstance.get() as instance:
         result = bound.resolve_job_def("catalog_job").execute_in_process(

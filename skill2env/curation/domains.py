@@ -65,7 +65,8 @@ DOMAINS: tuple[Domain, ...] = (
         "security, secure, vulnerability, vulnerabilities, pentest*, penetration test*, exploit*, malware, threat*, "
         "cve, owasp, security audit*, secrets, encryption, encrypt*, password*, privacy, prompt injection*, "
         "phishing, firewall*, forensic*, hardening, tamper*, attack*, security scan*, sast, dast, openssl, "
-        "bitwarden, 1password, 2fa, totp, manipulation, hack*, audit log*",
+        "bitwarden, 1password, 2fa, totp, manipulation, hack*, audit log*, untrusted, path traversal, zip bomb*, "
+        "zip slip, quarantine",
         "nmap semgrep trivy bandit gitleaks trufflehog openssl bw",
         "安全 漏洞 黑客 駭",
     ),
@@ -291,7 +292,8 @@ DOMAINS: tuple[Domain, ...] = (
         "deployment*, infrastructure, cloud, aws, gcp, azure, servers, server management, vm, vms, proxmox, "
         "hetzner, sysadmin, monitoring, observability, grafana, prometheus, logging, service mesh, linkerd, istio, "
         "nginx, dns, tls, cron, cron jobs, systemd, ssh, ssh tunnel*, tunnel*, ngrok, secrets management, "
-        "uptime, sre, pi-hole, pihole, lxc",
+        "uptime, sre, pi-hole, pihole, lxc, logs, log analysis, log bundle*, incident*, outage*, on-call, "
+        "postmortem*, deploys, rollback*",
         "docker kubectl helm terraform ansible aws gcloud az hcloud systemctl nginx ngrok linkerd istioctl",
         "运维 部署 服务器 云",
     ),

@@ -7,8 +7,11 @@ from collections.abc import Callable
 
 import pytest
 
+from skill2env.catalog.discover import discover_skills
 from skill2env.catalog.models import SkillStatus
+from skill2env.catalog.profile import profile_skill
 from skill2env.curation.domains import DOMAINS, OTHER, classify_domain, domain_scores, domain_slugs
+from skill2env.home import EXAMPLE_SKILLS
 
 from .conftest import RecordFactory
 
@@ -92,3 +95,18 @@ def test_deterministic_and_scores_cover_every_domain(
 def test_odd_records_get_other(make_record: RecordFactory) -> None:
     assert classify_domain(make_record("", status=SkillStatus.unreadable)) == OTHER
     assert classify_domain(make_record("---\nname: [1, 2]\ndescription: {a: b}\n---\n")) == OTHER
+
+
+@pytest.mark.parametrize(
+    ("skill", "domain"),
+    [
+        ("log-analysis", "devops-cloud"),
+        ("archive-triage", "security"),
+        ("csv-cleaning", "data-analytics"),
+        ("sqlite-reporting", "databases"),
+        ("config-audit", "software-engineering"),
+    ],
+)
+def test_the_bundled_example_skills_land_in_their_domains(skill: str, domain: str) -> None:
+    folder = next(f for f in discover_skills(EXAMPLE_SKILLS) if f.relpath == skill)
+    assert profile_skill(folder).domain == domain

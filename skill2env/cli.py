@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import click
+import duckdb
 import polars as pl
 from rich.console import Console
 from rich.table import Table
@@ -132,7 +133,7 @@ def sql(query: str, home: Path | None, output_format: str) -> None:
         sys.exit(2)
     try:
         frame = Lake(lake_path).query(query)
-    except (LakeError, Exception) as exc:  # duckdb's errors share no base class with ours
+    except (LakeError, duckdb.Error) as exc:
         console.print(f"[red]error:[/red] {exc}")
         sys.exit(1)
     _print_frame(frame, output_format)

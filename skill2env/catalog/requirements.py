@@ -1148,26 +1148,26 @@ def _npm_packages(args: list[str]) -> _PackageHits:
 
 
 def _pnpm_packages(args: list[str]) -> _PackageHits:
-    if _after_subcommand(args, ("dlx",)) is not None:
-        return _npx_packages(_after_subcommand(args, ("dlx",)) or [])
-    rest = _after_subcommand(args, ("add", "i", "install"))
-    return [("npm", p) for p in _positionals(rest or [], _NPM_VALUE_OPTIONS)]
+    return _node_manager_packages(args, runner="dlx", adds=("add", "i", "install"))
 
 
 def _yarn_packages(args: list[str]) -> _PackageHits:
     positional = [a for a in args if not a.startswith("-")]
     if positional[:1] == ["global"]:
         args = args[args.index("global") + 1 :]
-    if _after_subcommand(args, ("dlx",)) is not None:
-        return _npx_packages(_after_subcommand(args, ("dlx",)) or [])
-    rest = _after_subcommand(args, ("add",))
-    return [("npm", p) for p in _positionals(rest or [], _NPM_VALUE_OPTIONS)]
+    return _node_manager_packages(args, runner="dlx", adds=("add",))
 
 
 def _bun_packages(args: list[str]) -> _PackageHits:
-    if _after_subcommand(args, ("x",)) is not None:
-        return _npx_packages(_after_subcommand(args, ("x",)) or [])
-    rest = _after_subcommand(args, ("add", "i", "install"))
+    return _node_manager_packages(args, runner="x", adds=("add", "i", "install"))
+
+
+def _node_manager_packages(args: list[str], *, runner: str, adds: tuple[str, ...]) -> _PackageHits:
+    """pnpm / yarn / bun: `<runner> pkg` runs a package like npx; `<add> pkg …` installs packages."""
+    run_args = _after_subcommand(args, (runner,))
+    if run_args is not None:
+        return _npx_packages(run_args)
+    rest = _after_subcommand(args, adds)
     return [("npm", p) for p in _positionals(rest or [], _NPM_VALUE_OPTIONS)]
 
 

@@ -21,10 +21,14 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from skill2env.lake.sqlfiles import load_sql, ordered_statements
+from skill2env.lake.sqlfiles import SQL_DIR, load_sql, ordered_statements
 
-VERSIONED_TABLES = frozenset({"skills", "skill_files", "curated_skills"})
-"""Tables written through `Lake.write`; each has `sql/dml/insert_<table>_versions.sql`."""
+VERSIONED_TABLES = frozenset(
+    p.name[len("insert_") : -len("_versions.sql")] for p in SQL_DIR.glob("dml/insert_*_versions.sql")
+)
+"""Tables written through `Lake.write`: each has `sql/dml/insert_<table>_versions.sql`."""
+LOG_TABLES = frozenset(p.name[len("append_") : -len(".sql")] for p in SQL_DIR.glob("dml/append_*.sql"))
+"""Append-only logs (no partitions, no versions, e.g. the model-call ledger): `sql/dml/append_<table>.sql`."""
 LOCK_POLL_SECONDS = 0.05
 WRITE_MEMORY_LIMIT = "512MB"
 """DuckDB's buffer for a write; beyond it, it spills to disk instead of growing the process."""
@@ -126,6 +130,19 @@ class Lake:
             for item in writes:
                 receipts.append(_append(con, item, run_id, code_version, materialized_at))
         return receipts
+
+    def append(self, table: str, frame: pl.DataFrame) -> int:
+        """Append rows to a log table in one transaction; returns the number of rows appended."""
+        if table not in LOG_TABLES:
+            raise UnknownTableError(f"{table!r} is not a log table of the lake")
+        if frame.is_empty():
+            return 0
+        with self._transaction() as con:
+            _apply_schema(con)
+            for piece in frame.iter_slices(INSERT_SLICE_ROWS):
+                con.register("incoming", piece.to_arrow())
+                con.execute(load_sql(f"dml/append_{table}"))
+        return frame.height
 
     def query(self, sql: str, params: Mapping[str, Any] | Sequence[Any] | None = None) -> pl.DataFrame:
         """Run one read-only query; the lake's schema must exist (an empty lake has no views yet)."""

@@ -7,6 +7,9 @@ import dagster as dg
 from assets.partitions import domain_partitions
 from assets.progress import progress_logger
 from resources.lake import LakeResource
+from resources.llm import LlmResource
+from skill2env.curation.lake_source import LakeSkillSource
+from skill2env.curation.model_curator import model_curator
 from skill2env.curation.partition import curate_partitions
 from skill2env.formatting import markdown_table
 from skill2env.lake.lake import TableWrite
@@ -33,7 +36,7 @@ class CurationConfig(dg.Config):
     pool="lake",
 )
 def curated_skills(
-    context: dg.AssetExecutionContext, config: CurationConfig, lake: LakeResource
+    context: dg.AssetExecutionContext, config: CurationConfig, lake: LakeResource, llm: LlmResource
 ) -> dg.MaterializeResult:
     """One row per skill of a domain: a verdict per criterion (practical, compatible, feasible, safe)."""
     store = lake.lake()
@@ -41,12 +44,16 @@ def curated_skills(
     counts = store.query(load_sql("queries/skill_counts_by_domain"), {"domains": domains})
     sizes = {domain: 0 for domain in domains} | dict(counts.iter_rows())
     report = progress_logger(context, "skills curated", sum(sizes.values()))
-    curated = curate_partitions(
-        sizes,
-        lambda domain: store.query(load_sql("queries/skills_of_domain"), {"domain": domain}),
-        workers=config.workers or default_workers(),
-        progress=report,
-    )
+    with llm.session(context, store) as models:  # flushes the model-call ledger to the lake at the end
+        curator = model_curator(models)
+        context.log.info(f"curator: {curator.name if curator else models.why_not_configured('curator')}")
+        curated = curate_partitions(
+            sizes,
+            LakeSkillSource(store.path, lock_timeout=store.lock_timeout),
+            workers=config.workers or default_workers(),
+            curator=curator,
+            progress=report,
+        )
     writes = [TableWrite("curated_skills", frame, partition_key=domain) for domain, frame in curated.items()]
     store.write(writes, run_id=context.run.run_id, code_version=CODE_VERSION)
     funnel = store.query(load_sql("queries/funnel_for_domains"), {"domains": domains})
@@ -55,6 +62,7 @@ def curated_skills(
             "dagster/row_count": sum(w.frame.height for w in writes),
             "curated": sum(int(w.frame.get_column("curated").sum()) for w in writes),
             "domains": len(domains),
+            "curator": curator.name if curator else "rules-only",
             "funnel": dg.MetadataValue.md(markdown_table(funnel, 40)),
         }
     )

@@ -75,8 +75,15 @@ def catalog(skills_root: Path, home: Path | None, workers: int) -> None:
 @skills_option(required=False, help_text="Folder holding skill folders (default: $SKILL2ENV_SKILLS or the examples).")
 @home_option
 @workers_option
-def run(skills_root: Path | None, home: Path | None, workers: int) -> None:
+@click.option("--llm-base-url", default=None, help="OpenAI-compatible endpoint for every model role, for this run.")
+@click.option("--llm-model", default=None, help="Model name for every model role, for this run.")
+def run(
+    skills_root: Path | None, home: Path | None, workers: int, llm_base_url: str | None, llm_model: str | None
+) -> None:
     """Run the main job on the embedded defaults: catalog + curation, then the funnel."""
+    for variable, value in (("SKILL2ENV_LLM_BASE_URL", llm_base_url), ("SKILL2ENV_LLM_MODEL", llm_model)):
+        if value:
+            os.environ[variable] = value
     _catalog_and_report(skills_root or default_skills_root(), Home.resolve(home), workers)
 
 
@@ -174,3 +181,37 @@ def ui(home: Path | None, host: str, port: int) -> None:
     console.print(f"Dagster UI on http://{host}:{port} — lake {resolved.lake_path}")
     command = [dagster, "dev", "-m", "skill2env.definitions", "-h", host, "-p", str(port)]
     sys.exit(subprocess.call(command, env=os.environ.copy()))
+
+
+@main.group()
+def llm() -> None:
+    """The model endpoints of the roles (configured in <home>/llm.toml and SKILL2ENV_LLM_*)."""
+
+
+@llm.command()
+@home_option
+@click.option("--timeout", default=5.0, show_default=True, help="Seconds to wait for each endpoint.")
+def doctor(home: Path | None, timeout: float) -> None:
+    """Print each role's resolved configuration (never a key) and whether its endpoint answers."""
+    from skill2env.llm.config import LlmConfigError, LlmSettings
+    from skill2env.llm.doctor import checks_by_endpoint, role_summary
+
+    try:
+        settings = LlmSettings.load(Home.resolve(home))
+    except LlmConfigError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        sys.exit(2)
+    checks = checks_by_endpoint(settings, timeout)
+    table = Table(title=f"Model roles ({settings.config_file or 'no llm.toml'}; cache {settings.cache_mode.value})")
+    columns = ["role", *role_summary(settings.role("curator")), "endpoint"]
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for role, config in settings.roles.items():
+        check = checks.get(config.base_url) if config.configured else None
+        status = "no model configured" if check is None else ("answers: " if check.answers else "") + check.detail
+        table.add_row(role, *role_summary(config).values(), status)
+    _table_console().print(table)
+    if not checks:
+        console.print("No model configured: the pipeline runs its offline paths (rules-only curation).")
+    elif not all(check.answers for check in checks.values()):
+        sys.exit(1)

@@ -19,6 +19,7 @@ from assets.catalog import skill_catalog
 from assets.curation import curated_skills
 from assets.partitions import DOMAIN_PARTITIONS_NAME
 from resources.lake import LakeResource
+from resources.llm import LlmResource
 from skill2env.home import Home, activate_home
 from skill2env.lake.lake import Lake
 
@@ -62,7 +63,7 @@ def build_definitions(home: str = "") -> dg.Definitions:
     return dg.Definitions(
         assets=[skill_catalog, curated_skills],
         jobs=[catalog_job, curation_job],
-        resources={"lake": LakeResource(home=home)},
+        resources={"lake": LakeResource(home=home), "llm": LlmResource(home=home)},
         loggers={"console": dg.colored_console_logger, "progress": progress_forwarder},
     )
 

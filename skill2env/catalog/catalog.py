@@ -62,7 +62,9 @@ def catalog_skills(root: Path, *, workers: int | None = None, progress: Progress
 
     results = list(map_chunks(profile_chunk, _chunks(head, folders), workers=workers, on_result=count))
     return Catalog(
-        skills=concat_frames((r[0] for r in results), SKILLS_SCHEMA).sort("path"),
+        # Domain-major order keeps each domain's rows contiguous in the lake, so a per-domain
+        # read (curation) skips the other domains' row groups instead of scanning the catalog.
+        skills=concat_frames((r[0] for r in results), SKILLS_SCHEMA).sort("domain", "path", nulls_last=True),
         skill_files=concat_frames((r[1] for r in results), SKILL_FILES_SCHEMA).sort("skill_path", "path"),
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 import polars as pl
 
@@ -15,19 +16,49 @@ from skill2env.curation.models import CurationRecord, Outcome
 from skill2env.curation.tables import CURATED_SKILLS_SCHEMA, curation_frame, curation_row
 from skill2env.parallel import map_chunks
 
-CHUNK_SIZE = 256
+CHUNK_SIZE = 1024
+"""Skills per chunk: each chunk costs a lake connection and a query, so chunks are large."""
 INLINE_BELOW = 512
 """Fewer skills than this are curated in-process: spawning workers costs more."""
 
 
+class SkillSource(Protocol):
+    """Where curation reads `skills` rows. It must pickle: worker processes load their own slices,
+    so the large rows never pass through the coordinating process."""
+
+    def keys(self, domain: str) -> pl.DataFrame:
+        """`skill_id` and `path` of every skill of `domain`, in path order."""
+        ...
+
+    def rows(self, domain: str, first_path: str, last_path: str) -> pl.DataFrame:
+        """The `skills` rows of `domain` with `first_path <= path <= last_path`, in path order."""
+        ...
+
+
+@dataclass(frozen=True)
+class FrameSource:
+    """A `SkillSource` over frames in memory (one per domain)."""
+
+    frames: Mapping[str, pl.DataFrame]
+
+    def keys(self, domain: str) -> pl.DataFrame:
+        return self.frames[domain].select("skill_id", "path").sort("path")
+
+    def rows(self, domain: str, first_path: str, last_path: str) -> pl.DataFrame:
+        path = pl.col("path")
+        return self.frames[domain].filter((path >= first_path) & (path <= last_path)).sort("path")
+
+
 @dataclass(frozen=True)
 class CurationChunk:
-    """A slice of one domain's skills, with the content duplicates found over the whole domain."""
+    """A path range of one domain's skills, with the content duplicates found over the whole domain."""
 
+    source: SkillSource
     domain: str
-    skills: pl.DataFrame
+    first_path: str
+    last_path: str
     duplicates: Mapping[str, str]
-    """Path → the first path (in path order) holding the same content."""
+    """Path → the first path (in path order) holding the same content, for the paths of this chunk."""
 
 
 def parse_failure(record: SkillRecord) -> str | None:
@@ -61,7 +92,7 @@ def _mark_duplicate(curation: CurationRecord, original: str) -> None:
 def curate_chunk(chunk: CurationChunk, curator: Curator | None = None) -> pl.DataFrame:
     """`curated_skills` rows for a slice of one domain's `skills` rows (worker entry point)."""
     rows = []
-    for row in chunk.skills.iter_rows(named=True):
+    for row in chunk.source.rows(chunk.domain, chunk.first_path, chunk.last_path).iter_rows(named=True):
         record = skill_record_from_row(row)
         curation = curate_skill(record, curator, domain=chunk.domain)
         if record.path in chunk.duplicates:
@@ -72,19 +103,23 @@ def curate_chunk(chunk: CurationChunk, curator: Curator | None = None) -> pl.Dat
 
 def curate_partition(skills: pl.DataFrame, domain: str, curator: Curator | None = None) -> pl.DataFrame:
     """`curated_skills` rows for the skills of one domain, in-process."""
-    return curate_chunk(CurationChunk(domain, skills, duplicate_paths(skills)), curator)
+    if skills.is_empty():
+        return curation_frame([])
+    paths = skills.get_column("path").sort()
+    chunk = CurationChunk(FrameSource({domain: skills}), domain, paths[0], paths[-1], duplicate_paths(skills))
+    return curate_chunk(chunk, curator)
 
 
 def curate_partitions(
     sizes: Mapping[str, int],
-    load: Callable[[str], pl.DataFrame],
+    source: SkillSource,
     *,
     workers: int,
     curator: Curator | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """Curate several domains (`sizes`: domain → skill count), loading one domain's skills at a time
-    with `load` so that memory holds one domain, not the catalog.
+    """Curate several domains (`sizes`: domain → skill count). Each chunk is a path range that the
+    process curating it loads from `source`, so memory holds a few chunks, not the catalog.
 
     Chunks are spread over worker processes; in-process with a curator (a model-backed curator
     holds clients that do not cross process boundaries) or when there is little to do.
@@ -100,7 +135,7 @@ def curate_partitions(
         if progress:
             progress(done)
 
-    chunks = _chunks(sizes, load)
+    chunks = _chunks(sizes, source)
     if curator is not None:
         results: Iterator[tuple[str, pl.DataFrame]] = ((c.domain, curate_chunk(c, curator)) for c in chunks)
     else:
@@ -119,9 +154,12 @@ def _curate_tagged(chunk: CurationChunk) -> tuple[str, pl.DataFrame]:
     return chunk.domain, curate_chunk(chunk)
 
 
-def _chunks(sizes: Mapping[str, int], load: Callable[[str], pl.DataFrame]) -> Iterator[CurationChunk]:
+def _chunks(sizes: Mapping[str, int], source: SkillSource) -> Iterator[CurationChunk]:
     for domain in sizes:
-        skills = load(domain)
-        duplicates = duplicate_paths(skills)
-        for start in range(0, skills.height, CHUNK_SIZE):
-            yield CurationChunk(domain, skills.slice(start, CHUNK_SIZE), duplicates)
+        keys = source.keys(domain)
+        duplicates = duplicate_paths(keys)
+        paths = keys.get_column("path").to_list()
+        for start in range(0, len(paths), CHUNK_SIZE):
+            part = paths[start : start + CHUNK_SIZE]
+            mine = {path: duplicates[path] for path in part if path in duplicates}
+            yield CurationChunk(source, domain, part[0], part[-1], mine)

@@ -9,7 +9,7 @@ from rows import skill_row, skills_frame
 from skill_trees import GOOD
 
 from skill2env.curation import partition
-from skill2env.curation.partition import curate_partition, curate_partitions
+from skill2env.curation.partition import FrameSource, curate_partition, curate_partitions
 
 
 def good(path: str, **overrides: object) -> dict[str, object]:
@@ -59,8 +59,8 @@ def test_worker_processes_give_the_same_rows_as_in_process(monkeypatch: pytest.M
     seen: list[int] = []
 
     sizes = {domain: frame.height for domain, frame in by_domain.items()}
-    parallel = curate_partitions(sizes, by_domain.__getitem__, workers=2, progress=seen.append)
-    inline = curate_partitions(sizes, by_domain.__getitem__, workers=1)
+    parallel = curate_partitions(sizes, FrameSource(by_domain), workers=2, progress=seen.append)
+    inline = curate_partitions(sizes, FrameSource(by_domain), workers=1)
 
     assert {d: f.to_dicts() for d, f in parallel.items()} == {d: f.to_dicts() for d, f in inline.items()}
     assert parallel["data-analytics"].height == 7 and parallel["empty"].height == 0

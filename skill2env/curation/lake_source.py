@@ -1,0 +1,29 @@
+"""The lake as curation's `SkillSource`: each process reads its own chunk under a shared lock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from skill2env.lake.lake import Lake
+from skill2env.lake.sqlfiles import load_sql
+
+
+@dataclass(frozen=True)
+class LakeSkillSource:
+    """The newest catalog's `skills` rows in the lake at `lake_path` (a path, so it pickles)."""
+
+    lake_path: Path
+    lock_timeout: float = 600.0
+
+    def keys(self, domain: str) -> pl.DataFrame:
+        return self._lake().query(load_sql("queries/skill_keys_of_domain"), {"domain": domain})
+
+    def rows(self, domain: str, first_path: str, last_path: str) -> pl.DataFrame:
+        bound = {"domain": domain, "first_path": first_path, "last_path": last_path}
+        return self._lake().query(load_sql("queries/skills_of_domain"), bound)
+
+    def _lake(self) -> Lake:
+        return Lake(self.lake_path, lock_timeout=self.lock_timeout)

@@ -1,0 +1,252 @@
+"""One request to one endpoint: the cache first, then the openai client with our own retries.
+
+The openai client runs with `max_retries=0`: retries are ours, so every failure is typed and
+counted. 429, 408, 409, 5xx, connection errors and timeouts are retried with exponential backoff
+and full jitter (a `Retry-After` header wins, capped), up to `max_attempts`; then
+`ModelUnavailable`. 400 / 413 / 422 are `ModelRequestRejected` (and cached: the same request
+would be rejected again); 401 / 403 / 404 are `ModelUnavailable` at once.
+
+Concurrency is bounded per role: a semaphore for threads, one per event loop for tasks. Cache
+hits take no slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from skill2env.llm.cache import CacheEntry, CacheMode, ResponseCache
+from skill2env.llm.config import NO_KEY, RoleConfig
+from skill2env.llm.errors import ModelCacheMiss, ModelError, ModelRequestRejected, ModelUnavailable
+from skill2env.llm.wire import ChatRequest, Reply, ReplyDecodeError
+
+if TYPE_CHECKING:
+    import openai
+
+RETRY_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+REJECT_STATUS = frozenset({400, 413, 422})
+
+
+@dataclass
+class Tally:
+    """What one logical call cost, over all its requests (retries and repair rounds included)."""
+
+    attempts: int = 0
+    """Requests made: each HTTP try and each answer served from the cache."""
+    endpoint_requests: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    """Spent at the endpoint (cache hits spend none)."""
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+    """Tokens of the answers served from the cache: what re-running saved."""
+    cached_output_tokens: int = 0
+    finish_reason: str | None = None
+    first_key: str | None = None
+
+    @property
+    def cache_hit(self) -> bool:
+        """Every answer came from the cache."""
+        return self.cache_hits > 0 and self.endpoint_requests == 0
+
+
+class Transport:
+    """Sends `ChatRequest`s for one role: cache, bounded concurrency, retries, typed failures."""
+
+    def __init__(self, config: RoleConfig, cache: ResponseCache, *, rng: random.Random | None = None) -> None:
+        self.config = config
+        self.cache = cache
+        self._rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
+        self._slots = threading.BoundedSemaphore(config.max_concurrency)
+        self._sync: openai.OpenAI | None = None
+        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[openai.AsyncOpenAI, asyncio.Semaphore]]
+        self._async = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    # -- the two send loops (same steps; one blocks, one awaits) --------------------------------
+
+    def send(self, request: ChatRequest, tally: Tally) -> Reply:
+        key = request.key()
+        cached = self._lookup(key, tally)
+        if cached is not None:
+            return cached
+        client = self._sync_client()
+        body = request.body()
+        for attempt in range(1, self.config.max_attempts + 1):
+            tally.attempts += 1
+            tally.endpoint_requests += 1
+            try:
+                with self._slots:
+                    raw = client.chat.completions.with_raw_response.create(**body).http_response.content
+                return self._store(key, raw, tally)
+            except Exception as exc:
+                delay = self._failure(key, exc, attempt, tally)
+            time.sleep(delay)
+        raise AssertionError("unreachable: the last attempt raises")  # pragma: no cover
+
+    async def asend(self, request: ChatRequest, tally: Tally) -> Reply:
+        key = request.key()
+        cached = self._lookup(key, tally)
+        if cached is not None:
+            return cached
+        client, slots = self._async_client()
+        body = request.body()
+        for attempt in range(1, self.config.max_attempts + 1):
+            tally.attempts += 1
+            tally.endpoint_requests += 1
+            try:
+                async with slots:
+                    response = await client.chat.completions.with_raw_response.create(**body)
+                return self._store(key, response.http_response.content, tally)
+            except Exception as exc:
+                delay = self._failure(key, exc, attempt, tally)
+            await asyncio.sleep(delay)
+        raise AssertionError("unreachable: the last attempt raises")  # pragma: no cover
+
+    # -- shared steps ---------------------------------------------------------------------------
+
+    def _lookup(self, key: str, tally: Tally) -> Reply | None:
+        tally.first_key = tally.first_key or key
+        entry = self.cache.get(key)
+        if entry is None:
+            if self.cache.mode is CacheMode.replay_only:
+                tally.attempts += 1
+                raise ModelCacheMiss(f"replay-only cache has no answer for request {key[:16]}", attempts=tally.attempts)
+            return None
+        tally.attempts += 1
+        tally.cache_hits += 1
+        if entry.status != 200:
+            raise ModelRequestRejected(
+                f"the endpoint rejected this request before (HTTP {entry.status}, cached): "
+                f"{entry.body.decode(errors='replace')[:300]}",
+                attempts=tally.attempts,
+                status_code=entry.status,
+            )
+        reply = Reply.decode(entry.body)
+        tally.cached_input_tokens += reply.input_tokens
+        tally.cached_output_tokens += reply.output_tokens
+        tally.finish_reason = reply.finish_reason
+        return reply
+
+    def _store(self, key: str, raw: bytes, tally: Tally) -> Reply:
+        try:
+            reply = Reply.decode(raw)
+        except ReplyDecodeError as exc:
+            raise ModelUnavailable(f"{self.config.endpoint_host}: {exc}", attempts=tally.attempts) from exc
+        tally.input_tokens += reply.input_tokens
+        tally.output_tokens += reply.output_tokens
+        tally.finish_reason = reply.finish_reason
+        self.cache.put(key, CacheEntry(200, raw))
+        return reply
+
+    def _failure(self, key: str, exc: Exception, attempt: int, tally: Tally) -> float:
+        """Seconds to wait before the next try, or raise the typed error (last try, or not retryable)."""
+        import openai
+
+        if isinstance(exc, ModelError):
+            raise exc
+        host = self.config.endpoint_host
+        status = exc.status_code if isinstance(exc, openai.APIStatusError) else None
+        if isinstance(exc, openai.APIStatusError) and exc.status_code in REJECT_STATUS:
+            self.cache.put(key, CacheEntry(exc.status_code, exc.response.content))
+            raise ModelRequestRejected(
+                f"{host} rejected the request (HTTP {exc.status_code}): {_message(exc)}",
+                attempts=tally.attempts,
+                status_code=exc.status_code,
+            ) from exc
+        if isinstance(exc, openai.APITimeoutError):
+            what = f"timed out after {self.config.timeout_seconds:g} s"
+        elif isinstance(exc, openai.APIConnectionError):
+            what = f"connection failed ({exc.__cause__ or exc})"
+        elif isinstance(exc, openai.APIStatusError) and exc.status_code in RETRY_STATUS:
+            what = f"HTTP {exc.status_code}: {_message(exc)}"
+        elif isinstance(exc, openai.APIStatusError):
+            hint = f" (is ${self.config.api_key_env} right?)" if exc.status_code in (401, 403) else ""
+            raise ModelUnavailable(
+                f"{host} answered HTTP {exc.status_code}{hint}: {_message(exc)}", attempts=tally.attempts,
+                status_code=exc.status_code,
+            ) from exc  # fmt: skip
+        else:
+            raise exc
+        if attempt >= self.config.max_attempts:
+            raise ModelUnavailable(
+                f"{host}: {what}; gave up after {attempt} attempts", attempts=tally.attempts, status_code=status
+            ) from exc
+        return self._delay(attempt, exc)
+
+    def _delay(self, attempt: int, exc: Exception) -> float:
+        cap = self.config.backoff_max_seconds
+        retry_after = _retry_after(exc)
+        if retry_after is not None:
+            return min(retry_after, cap)
+        return self._rng.uniform(0, min(cap, self.config.backoff_seconds * 2 ** (attempt - 1)))
+
+    # -- clients --------------------------------------------------------------------------------
+
+    def _client_options(self) -> dict[str, Any]:
+        return {
+            "base_url": self.config.base_url,
+            "api_key": self.config.api_key() or NO_KEY,
+            "timeout": self.config.timeout_seconds,
+            "max_retries": 0,
+        }
+
+    def _sync_client(self) -> openai.OpenAI:
+        with self._lock:
+            if self._sync is None:
+                import openai
+
+                self._sync = openai.OpenAI(**self._client_options())
+            return self._sync
+
+    def _async_client(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
+        """An async client and a semaphore per event loop (both are bound to the loop that uses them)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            pair = self._async.get(loop)
+            if pair is None:
+                import openai
+
+                pair = (openai.AsyncOpenAI(**self._client_options()), asyncio.Semaphore(self.config.max_concurrency))
+                self._async[loop] = pair
+            return pair
+
+    def close(self) -> None:
+        with self._lock:
+            if self._sync is not None:
+                self._sync.close()
+                self._sync = None
+
+
+def _message(exc: Exception) -> str:
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        body = exc.body
+        if isinstance(body, dict):
+            error = body.get("error", body)
+            if isinstance(error, dict) and error.get("message"):
+                return str(error["message"])[:300]
+        return exc.response.text[:300] or str(exc)
+    return str(exc)[:300]
+
+
+def _retry_after(exc: Exception) -> float | None:
+    import openai
+
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    headers = exc.response.headers
+    for header, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(header)
+        if value is not None:
+            try:
+                return max(0.0, float(value) * scale)
+            except ValueError:
+                continue
+    return None

@@ -1,0 +1,207 @@
+"""The sandbox interface every backend implements, the result of a command, and a rollout's limits."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import ClassVar
+
+from pydantic import BaseModel, Field
+
+from skill2env.sandbox.errors import SandboxNotRunning
+from skill2env.sandbox.task import TaskDir
+
+DEFAULT_EXEC_TIMEOUT_S = 120.0
+KILL_GRACE_S = 5
+"""After a command's timeout it gets SIGTERM, and SIGKILL this many seconds later (`timeout -k`)."""
+TIMEOUT_EXIT_CODES = frozenset({124, 137})
+"""What `timeout -k` exits with when it had to stop the command (SIGTERM honoured / SIGKILL needed)."""
+AGENT_USER = "agent"
+ROOT_USER = "root"
+
+
+class ExecResult(BaseModel):
+    """What one command in a sandbox did."""
+
+    exit_code: int
+    stdout: str = ""
+    stderr: str = ""
+    duration_s: float
+    """Wall time of the command as the host saw it, including the backend's overhead."""
+    timed_out: bool = False
+    output_truncated: bool = False
+    """stdout or stderr went past the output limit; the rest was read and dropped."""
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+
+class SandboxLimits(BaseModel):
+    """Resources one rollout may use; every backend enforces what it can of them."""
+
+    cpus: float = 1.0
+    memory_mb: int = 2048
+    pids: int = 256
+    """Processes (docker: the container's pids cgroup; bwrap: RLIMIT_NPROC of the sandbox's host user)."""
+    storage_mb: int = 1024
+    """Size of the writable workspace (a size-limited tmpfs in both backends)."""
+    tmp_mb: int = 256
+    wall_clock_s: float = 3600.0
+    """The whole rollout: past it the sandbox is torn down whatever runs in it."""
+    network: bool = False
+    output_limit_bytes: int = 1 << 20
+    """Per stream and command: more is read and dropped, so a flood cannot exhaust the host's memory."""
+    open_files: int = 4096
+    environment: dict[str, str] = Field(default_factory=dict)
+    """Extra variables for every command."""
+
+    @classmethod
+    def for_task(cls, task: TaskDir, **overrides: object) -> SandboxLimits:
+        """Limits from `task.toml`: cpus, memory, storage, network, and a wall clock covering agent + verifier."""
+        config = task.config
+        values: dict[str, object] = {
+            "cpus": config.environment.cpus,
+            "memory_mb": config.environment.memory_mb,
+            "storage_mb": config.environment.storage_mb,
+            "network": config.network_enabled,
+            "wall_clock_s": config.agent.timeout_sec + config.verifier.timeout_sec + 60.0,
+        }
+        return cls.model_validate({**values, **overrides})
+
+
+def new_rollout_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def owner_token() -> str:
+    """This process, told apart from a later one that reuses its pid: `<boot id>:<pid>:<start time>`."""
+    return f"{_boot_id()}:{os.getpid()}:{_process_start_time(os.getpid())}"
+
+
+def owner_is_alive(token: str) -> bool:
+    """Whether the process a token names still runs. A token from another boot names a dead process
+    (engines shared between hosts are out of scope: there the rollout's deadline label decides)."""
+    boot, _, rest = token.partition(":")
+    pid_text, _, started = rest.partition(":")
+    if not pid_text.isdigit():
+        return False
+    if boot != _boot_id():
+        return False
+    return _process_start_time(int(pid_text)) == started
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return "unknown-boot"
+
+
+def _process_start_time(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    # The command name (field 2) may hold spaces or parentheses; fields after it are plain.
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def shell_command(cmd: str | Sequence[str]) -> list[str]:
+    """A command as argv: a string runs through bash, a sequence runs as is."""
+    return ["bash", "-c", cmd] if isinstance(cmd, str) else list(cmd)
+
+
+def describe(cmd: str | Sequence[str]) -> str:
+    return cmd if isinstance(cmd, str) else shlex.join(cmd)
+
+
+class Sandbox(ABC):
+    """One rollout's isolated machine. Use as a context manager, or call `start` and `stop`.
+
+    Commands run as the unprivileged `agent` user unless `user="root"` is asked for (a root
+    without capabilities). Paths inside the sandbox are POSIX strings; host paths are `Path`s.
+    """
+
+    backend: ClassVar[str]
+
+    def __init__(self, limits: SandboxLimits | None = None, *, rollout_id: str | None = None) -> None:
+        self.limits = limits or SandboxLimits()
+        self.rollout_id = rollout_id or new_rollout_id()
+        self._task: TaskDir | None = None
+
+    @property
+    def task(self) -> TaskDir:
+        if self._task is None:
+            raise SandboxNotRunning("the sandbox has not been started")
+        return self._task
+
+    @property
+    def workspace(self) -> str:
+        """The workspace path inside the sandbox (the task Dockerfile's WORKDIR)."""
+        return self.task.workdir
+
+    @abstractmethod
+    def start(self, task: TaskDir) -> None:
+        """Create the sandbox for `task` with the workspace's initial files.
+
+        Raises:
+            SandboxUnavailable: the backend cannot run here.
+            ImageBuildError: the task's image could not be built.
+        """
+
+    @abstractmethod
+    def exec(
+        self,
+        cmd: str | Sequence[str],
+        *,
+        timeout: float = DEFAULT_EXEC_TIMEOUT_S,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        user: str = AGENT_USER,
+    ) -> ExecResult:
+        """Run `cmd` (a string through bash, or argv) in `cwd` (default: the workspace).
+
+        Raises:
+            SandboxTimeout: it ran past `timeout`; its partial result is on the exception.
+            SandboxDeadlineExceeded: the rollout's wall clock ran out.
+            SandboxCrashed: the sandbox died under it.
+            SandboxNotRunning: not started, or stopped.
+        """
+
+    @abstractmethod
+    def read_file(self, path: str) -> bytes:
+        """Raises: SandboxPathError: missing, a directory, or unreadable."""
+
+    @abstractmethod
+    def write_file(self, path: str, data: bytes | str) -> None:
+        """Create or replace a file, owned by the agent user (parents are created).
+
+        Raises: SandboxPathError: outside the sandbox's writable mounts.
+        """
+
+    @abstractmethod
+    def copy_in(self, source: Path, destination: str) -> None:
+        """Copy a host file or directory to `destination` (its full new path), owned by the agent user."""
+
+    @abstractmethod
+    def copy_out(self, source: str, destination: Path) -> None:
+        """Copy a file or directory out of the sandbox to `destination` (its full new path); links stay links."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Tear everything down (processes, container, volumes, mounts). Idempotent; never raises for
+        a sandbox already gone."""
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()

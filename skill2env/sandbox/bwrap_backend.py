@@ -1,0 +1,367 @@
+"""The bubblewrap backend: a fast local sandbox for machines without Docker and for many short rollouts.
+
+Every command runs in fresh namespaces (user, pid, net, ipc, uts, cgroup) over the host's
+system directories bound read-only, with the rollout's private directories bound in:
+the workspace, /tmp, /logs (writable) and /tests, /solution (read-only). Each command is its
+own process tree: when it ends, its pid namespace ends, and nothing it started survives.
+
+Limits come from `prlimit` (processes, address space, file size, open files) since there is no
+cgroup of our own. Run as root, the rollout's directories live on a size-limited tmpfs and
+commands run as a dedicated unprivileged host uid; run as a user, they run as that user on a
+plain directory (file size capped per file, not in total).
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from skill2env.sandbox.base import (
+    AGENT_USER,
+    DEFAULT_EXEC_TIMEOUT_S,
+    ROOT_USER,
+    ExecResult,
+    Sandbox,
+    SandboxLimits,
+    describe,
+    owner_token,
+    shell_command,
+)
+from skill2env.sandbox.base_image import SANDBOX_UID, SANDBOX_USER
+from skill2env.sandbox.errors import (
+    SandboxCrashed,
+    SandboxDeadlineExceeded,
+    SandboxNotRunning,
+    SandboxPathError,
+    SandboxTimeout,
+    SandboxUnavailable,
+)
+from skill2env.sandbox.reaper import OWNER_FILE, reap_bwrap, remove_rollout_dir
+from skill2env.sandbox.task import TaskDir
+
+HOST_UID = int(os.environ.get("SKILL2ENV_BWRAP_UID", "61000"))
+"""The unprivileged host uid commands run as when skill2env runs as root (no other process should use it)."""
+SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+SYSTEM_ETC = (
+    "alternatives",
+    "ca-certificates",
+    "debian_version",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "magic",
+    "magic.mime",
+    "mime.types",
+    "nsswitch.conf",
+    "os-release",
+    "profile",
+    "protocols",
+    "python3",
+    "python3.11",
+    "services",
+    "ssl",
+)
+"""What of the host's /etc a command sees: what programs need to run, nothing about the host."""
+PRIVATE_DIRS = {"/tmp": "tmp", "/logs": "logs"}
+READ_ONLY_DIRS = {"/tests": "tests", "/solution": "solution"}
+SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+KILLED_EXIT_CODE = 137
+
+
+def bwrap_root() -> Path:
+    """Where rollouts keep their directories: `$SKILL2ENV_BWRAP_DIR`, else `<tmp>/skill2env-bwrap`."""
+    configured = os.environ.get("SKILL2ENV_BWRAP_DIR")
+    return Path(configured) if configured else Path(tempfile.gettempdir()) / "skill2env-bwrap"
+
+
+def bwrap_available() -> bool:
+    return shutil.which("bwrap") is not None and shutil.which("prlimit") is not None
+
+
+class BwrapSandbox(Sandbox):
+    """A rollout in bubblewrap: no network (unless the task asks), read-only host system, private
+    writable workspace, prlimit limits, killed with its parent."""
+
+    backend = "bwrap"
+
+    def __init__(
+        self,
+        limits: SandboxLimits | None = None,
+        *,
+        rollout_id: str | None = None,
+        root: Path | None = None,
+        reap: bool = True,
+    ) -> None:
+        super().__init__(limits, rollout_id=rollout_id)
+        self._root = root or bwrap_root()
+        self._reap = reap
+        self._dir: Path | None = None
+        self._deadline = 0.0
+        self._as_root = os.geteuid() == 0
+        self._host_uid = HOST_UID if self._as_root else os.geteuid()
+        self._host_gid = HOST_UID if self._as_root else os.getegid()
+
+    @property
+    def rollout_dir(self) -> Path:
+        if self._dir is None:
+            raise SandboxNotRunning("the bwrap sandbox is not running (not started, or stopped)")
+        return self._dir
+
+    @property
+    def _fs(self) -> Path:
+        return self.rollout_dir / "fs"
+
+    def _mounts(self) -> dict[str, Path]:
+        """Sandbox path → host directory, for every private mount."""
+        mounts = {self.workspace: self._fs / "workspace"}
+        mounts.update({path: self._fs / name for path, name in {**PRIVATE_DIRS, **READ_ONLY_DIRS}.items()})
+        return mounts
+
+    def start(self, task: TaskDir) -> None:
+        if self._dir is not None:
+            raise SandboxCrashed("this sandbox was already started")
+        if not bwrap_available():
+            raise SandboxUnavailable("bubblewrap (bwrap) or prlimit is missing; `apt-get install bubblewrap`")
+        if self._reap:
+            reap_bwrap(self._root)
+        self._root.mkdir(parents=True, exist_ok=True, mode=0o711)
+        rollout = self._root / self.rollout_id
+        rollout.mkdir(mode=0o711)
+        self._dir = rollout
+        self._task = task
+        try:
+            (rollout / OWNER_FILE).write_text(owner_token())
+            self._make_filesystem(task)
+        except BaseException:
+            self.stop()
+            raise
+        self._deadline = time.monotonic() + self.limits.wall_clock_s
+
+    def _make_filesystem(self, task: TaskDir) -> None:
+        fs = self._fs
+        fs.mkdir()
+        if self._as_root:
+            options = f"size={self.limits.storage_mb}m,mode=0755,uid={self._host_uid},gid={self._host_gid}"
+            mounted = subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", options, "skill2env-bwrap", str(fs)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if mounted.returncode != 0:
+                raise SandboxUnavailable(f"mounting the rollout's tmpfs failed: {mounted.stderr.strip()}")
+        for host_dir in self._mounts().values():
+            host_dir.mkdir(parents=True, exist_ok=True)
+        if task.workspace_dir.is_dir():
+            shutil.copytree(task.workspace_dir, fs / "workspace", symlinks=True, dirs_exist_ok=True)
+        etc = self.rollout_dir / "etc"
+        etc.mkdir()
+        (etc / "passwd").write_text(
+            f"root:x:0:0:root:/tmp:/bin/bash\n{SANDBOX_USER}:x:{SANDBOX_UID}:{SANDBOX_UID}::/tmp:/bin/bash\n"
+        )
+        (etc / "group").write_text(f"root:x:0:\n{SANDBOX_USER}:x:{SANDBOX_UID}:\n")
+        (etc / "hostname").write_text("sandbox\n")
+        self._hand_over(fs)
+
+    def _hand_over(self, path: Path) -> None:
+        """Give a host path (recursively) to the sandbox's host uid; the read-only mounts stay root's."""
+        if not self._as_root:
+            return
+        read_only = {self._fs / name for name in READ_ONLY_DIRS.values()}
+        for current, dirs, files in os.walk(path):
+            if Path(current) in read_only:
+                continue
+            os.chown(current, self._host_uid, self._host_gid, follow_symlinks=False)
+            for name in files + dirs:
+                if Path(current, name) not in read_only:
+                    os.chown(Path(current, name), self._host_uid, self._host_gid, follow_symlinks=False)
+
+    def exec(
+        self,
+        cmd: str | Sequence[str],
+        *,
+        timeout: float = DEFAULT_EXEC_TIMEOUT_S,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        user: str = AGENT_USER,
+    ) -> ExecResult:
+        self.rollout_dir  # noqa: B018 — raises when not running
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
+        limit = min(timeout, remaining)
+        argv = [*self._prlimit(), "bwrap", *self._bwrap_args(cwd, env, user), "--", *shell_command(cmd)]
+        started = time.monotonic()
+        try:
+            process = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                user=self._host_uid if self._as_root else None,
+                group=self._host_gid if self._as_root else None,
+                extra_groups=[] if self._as_root else None,
+                env={"PATH": SANDBOX_PATH},
+                cwd="/",
+            )
+        except OSError as exc:
+            raise SandboxCrashed(f"starting bwrap failed: {exc}") from exc
+        stdout, stderr, truncated, killed = _collect(process, started + limit, self.limits.output_limit_bytes)
+        duration = time.monotonic() - started
+        exit_code = KILLED_EXIT_CODE if killed else process.returncode
+        if exit_code < 0:
+            exit_code = 128 - exit_code
+        result = ExecResult(
+            exit_code=exit_code,
+            stdout=stdout,
+            stderr=stderr,
+            duration_s=duration,
+            timed_out=killed,
+            output_truncated=truncated,
+        )
+        if killed:
+            if limit < timeout:
+                raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
+            raise SandboxTimeout(f"{describe(cmd)!r} ran past its {timeout:g} s timeout", result)
+        if exit_code == 1 and stderr.startswith("bwrap:"):
+            raise SandboxCrashed(f"bwrap could not set up the sandbox: {stderr.strip()}")
+        return result
+
+    def _prlimit(self) -> list[str]:
+        limits = self.limits
+        return [
+            "prlimit",
+            f"--nproc={limits.pids}",
+            f"--as={limits.memory_mb << 20}",
+            f"--fsize={limits.storage_mb << 20}",
+            f"--nofile={limits.open_files}",
+            "--core=0",
+            "--",
+        ]
+
+    def _bwrap_args(self, cwd: str | None, env: Mapping[str, str] | None, user: str) -> list[str]:
+        args = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        if self.limits.network:
+            args.append("--share-net")
+        uid = 0 if user == ROOT_USER else SANDBOX_UID
+        args += ["--uid", str(uid), "--gid", str(uid), "--disable-userns", "--hostname", "sandbox"]
+        for name in SYSTEM_DIRS:
+            host = Path("/", name)
+            if host.is_symlink():
+                args += ["--symlink", os.readlink(host), f"/{name}"]
+            elif host.is_dir():
+                args += ["--ro-bind", str(host), f"/{name}"]
+        for name in SYSTEM_ETC:
+            if Path("/etc", name).exists():
+                args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+        for name in ("passwd", "group", "hostname"):
+            args += ["--ro-bind", str(self.rollout_dir / "etc" / name), f"/etc/{name}"]
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        for path, host_dir in self._mounts().items():
+            option = "--ro-bind" if path in READ_ONLY_DIRS else "--bind"
+            args += [option, str(host_dir), path]
+        args += ["--remount-ro", "/", "--chdir", cwd or self.workspace, "--clearenv"]
+        variables = {"PATH": SANDBOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "USER": user}
+        variables.update(self.limits.environment)
+        variables.update(env or {})
+        for key, value in variables.items():
+            args += ["--setenv", key, value]
+        return args
+
+    def _host_path(self, path: str, *, writable: bool) -> Path:
+        """The host path behind a sandbox path, refusing anything that resolves outside its mount."""
+        normalized = os.path.normpath(os.path.join(self.workspace, path))
+        for mount, host_dir in self._mounts().items():
+            if normalized == mount or normalized.startswith(mount.rstrip("/") + "/"):
+                candidate = host_dir / os.path.relpath(normalized, mount)
+                checked = candidate.parent if writable else candidate
+                if not checked.resolve().is_relative_to(host_dir.resolve()):
+                    raise SandboxPathError(f"{path} leads outside the sandbox's {mount} through a link")
+                return candidate
+        raise SandboxPathError(f"{path} is not under the sandbox's private directories ({', '.join(self._mounts())})")
+
+    def read_file(self, path: str) -> bytes:
+        host = self._host_path(path, writable=False)
+        if not host.is_file():
+            raise SandboxPathError(f"{path} is not a regular file in the sandbox")
+        return host.read_bytes()
+
+    def write_file(self, path: str, data: bytes | str) -> None:
+        host = self._host_path(path, writable=True)
+        if host.is_symlink():
+            raise SandboxPathError(f"{path} is a link; refusing to write through it")
+        self._make_parents(host)
+        host.write_bytes(data.encode() if isinstance(data, str) else data)
+        self._hand_over(host)
+
+    def copy_in(self, source: Path, destination: str) -> None:
+        if not source.exists():
+            raise SandboxPathError(f"{source} does not exist on the host")
+        host = self._host_path(destination, writable=True)
+        self._make_parents(host)
+        if source.is_dir():
+            shutil.copytree(source, host, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(source, host)
+        self._hand_over(host)
+
+    def copy_out(self, source: str, destination: Path) -> None:
+        host = self._host_path(source, writable=False)
+        if not host.exists() and not host.is_symlink():
+            raise SandboxPathError(f"{source} does not exist in the sandbox")
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if host.is_dir() and not host.is_symlink():
+            shutil.copytree(host, destination, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(host, destination, follow_symlinks=False)
+
+    def _make_parents(self, host: Path) -> None:
+        missing = [p for p in reversed(host.parents) if not p.exists()]
+        host.parent.mkdir(parents=True, exist_ok=True)
+        for created in missing:
+            self._hand_over(created)
+
+    def stop(self) -> None:
+        rollout, self._dir = self._dir, None
+        if rollout is not None:
+            remove_rollout_dir(rollout)
+
+
+def _collect(process: subprocess.Popen[bytes], deadline: float, limit: int) -> tuple[str, str, bool, bool]:
+    """Read stdout and stderr until the process ends or the deadline passes (then kill it), keeping
+    at most `limit` bytes of each. Returns (stdout, stderr, truncated, killed)."""
+    if process.stdout is None or process.stderr is None:
+        raise SandboxCrashed("bwrap was started without pipes for its output")
+    order = (process.stdout.fileno(), process.stderr.fileno())
+    kept = {fd: bytearray() for fd in order}
+    selector = selectors.DefaultSelector()
+    for fd in order:
+        selector.register(fd, selectors.EVENT_READ)
+    truncated = killed = False
+    while selector.get_map():
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            # bwrap's init dies with it, and the kernel then kills the whole pid namespace.
+            process.kill()
+            killed = True
+            break
+        for key, _ in selector.select(timeout=remaining):
+            chunk = os.read(key.fd, 65536)
+            if not chunk:
+                selector.unregister(key.fd)
+                continue
+            room = limit - len(kept[key.fd])
+            truncated = truncated or len(chunk) > room
+            if room > 0:
+                kept[key.fd] += chunk[:room]
+    selector.close()
+    process.wait()
+    process.stdout.close()
+    process.stderr.close()
+    return kept[order[0]].decode(errors="replace"), kept[order[1]].decode(errors="replace"), truncated, killed

@@ -1,0 +1,397 @@
+"""The Docker backend: one locked-down container per rollout, from the task's image.
+
+The container's own process is `sleep <wall clock>` under docker-init, run as a root without
+capabilities that the agent user cannot signal: when the wall clock runs out the container
+exits and takes every command with it, even if the process that started it was killed.
+Commands run as the agent user through `docker exec`, each wrapped in `timeout -k`.
+
+Writable places are size-limited tmpfs volumes: the workspace (agent's), and Harbor's
+`/logs`, `/tests`, `/solution` (root's). Named volumes, not `--tmpfs` mounts, because the
+engine's archive calls (`put_archive`) write beneath a `--tmpfs` mount and the files vanish.
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import shutil
+import tarfile
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import docker
+import requests
+from docker.errors import APIError, DockerException, NotFound
+from docker.models.containers import Container
+from docker.types import Mount, Ulimit
+
+from skill2env.sandbox.base import (
+    AGENT_USER,
+    DEFAULT_EXEC_TIMEOUT_S,
+    KILL_GRACE_S,
+    ROOT_USER,
+    TIMEOUT_EXIT_CODES,
+    ExecResult,
+    Sandbox,
+    SandboxLimits,
+    describe,
+    owner_token,
+    shell_command,
+)
+from skill2env.sandbox.base_image import SANDBOX_UID
+from skill2env.sandbox.engine import docker_client
+from skill2env.sandbox.errors import (
+    SandboxCrashed,
+    SandboxDeadlineExceeded,
+    SandboxNotRunning,
+    SandboxPathError,
+    SandboxTimeout,
+)
+from skill2env.sandbox.images import WORKSPACE_SEED, ensure_task_image
+from skill2env.sandbox.labels import (
+    DEADLINE_LABEL,
+    OWNER_LABEL,
+    ROLLOUT_LABEL,
+    SANDBOX_LABEL,
+)
+from skill2env.sandbox.reaper import reap_docker
+from skill2env.sandbox.task import TaskDir
+
+HARBOR_DIRS_MB = {"/logs": 256, "/tests": 64, "/solution": 64}
+"""Harbor's fixed paths: root-owned, so the agent can read them but not plant files there."""
+USERS = {AGENT_USER: f"{SANDBOX_UID}:{SANDBOX_UID}", ROOT_USER: "0:0"}
+MAX_READ_BYTES = 256 << 20
+CLIENT_SLACK_S = 60.0
+"""The HTTP timeout exceeds the wall clock by this much: a command's own timeout always fires first."""
+
+
+class DockerSandbox(Sandbox):
+    """A rollout in a Docker container: no network (unless the task asks), read-only root, no
+    capabilities, no-new-privileges, pids / memory / CPU limits, non-root commands."""
+
+    backend = "docker"
+
+    def __init__(
+        self,
+        limits: SandboxLimits | None = None,
+        *,
+        rollout_id: str | None = None,
+        client: docker.DockerClient | None = None,
+        reap: bool = True,
+    ) -> None:
+        super().__init__(limits, rollout_id=rollout_id)
+        self._client = client
+        self._reap = reap
+        self._container: Container | None = None
+        self._volumes: list[str] = []
+        self._deadline = 0.0
+
+    @property
+    def client(self) -> docker.DockerClient:
+        if self._client is None:
+            self._client = docker_client(timeout=self.limits.wall_clock_s + CLIENT_SLACK_S)
+        return self._client
+
+    @property
+    def container_id(self) -> str:
+        return self._running().id or ""
+
+    def start(self, task: TaskDir) -> None:
+        if self._container is not None:
+            raise SandboxCrashed("this sandbox was already started")
+        client = self.client
+        if self._reap:
+            reap_docker(client)
+        image = ensure_task_image(client, task)
+        self._task = task
+        labels = {
+            SANDBOX_LABEL: "1",
+            ROLLOUT_LABEL: self.rollout_id,
+            OWNER_LABEL: owner_token(),
+            DEADLINE_LABEL: str(int(time.time() + self.limits.wall_clock_s)),
+        }
+        try:
+            mounts = self._create_volumes(client, task.workdir, labels)
+            self._container = client.containers.run(
+                image,
+                command=["sleep", str(int(self.limits.wall_clock_s))],
+                name=f"skill2env-{self.rollout_id}",
+                detach=True,
+                init=True,
+                user=USERS[ROOT_USER],
+                read_only=True,
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges:true"],
+                pids_limit=self.limits.pids,
+                mem_limit=f"{self.limits.memory_mb}m",
+                memswap_limit=f"{self.limits.memory_mb}m",
+                nano_cpus=int(self.limits.cpus * 1e9),
+                network_mode="bridge" if self.limits.network else "none",
+                ulimits=[
+                    Ulimit(name="nofile", soft=self.limits.open_files, hard=self.limits.open_files),
+                    Ulimit(name="core", soft=0, hard=0),
+                ],
+                tmpfs={"/tmp": f"rw,nosuid,nodev,exec,size={self.limits.tmp_mb}m,mode=1777"},
+                mounts=mounts,
+                environment={"HOME": "/tmp", **self.limits.environment},
+                working_dir=task.workdir,
+                hostname="sandbox",
+                labels=labels,
+            )
+            self._deadline = time.monotonic() + self.limits.wall_clock_s
+            self._seed_workspace()
+        except DockerException as exc:
+            self.stop()
+            raise SandboxCrashed(f"starting the container for {task.name} failed: {exc}") from exc
+        except BaseException:
+            self.stop()
+            raise
+
+    def _create_volumes(self, client: docker.DockerClient, workdir: str, labels: dict[str, str]) -> list[Mount]:
+        sizes = {workdir: (self.limits.storage_mb, f"uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0755")}
+        sizes.update({path: (mb, "mode=0755") for path, mb in HARBOR_DIRS_MB.items()})
+        mounts = []
+        for target, (megabytes, options) in sizes.items():
+            name = f"skill2env-{self.rollout_id}-{target.strip('/').replace('/', '-') or 'root'}"
+            client.volumes.create(
+                name=name,
+                driver="local",
+                driver_opts={"type": "tmpfs", "device": "tmpfs", "o": f"size={megabytes}m,{options}"},
+                labels=labels,
+            )
+            self._volumes.append(name)
+            mounts.append(Mount(target=target, source=name, type="volume"))
+        return mounts
+
+    def _seed_workspace(self) -> None:
+        seeded = self.exec(
+            f"if [ -d {WORKSPACE_SEED} ]; then cp -a {WORKSPACE_SEED}/. {self.workspace}/; fi", timeout=120
+        )
+        if not seeded.ok:
+            raise SandboxCrashed(f"copying the workspace seed failed: {seeded.stderr.strip()}")
+
+    def _running(self) -> Container:
+        if self._container is None:
+            raise SandboxNotRunning("the docker sandbox is not running (not started, or stopped)")
+        return self._container
+
+    def exec(
+        self,
+        cmd: str | Sequence[str],
+        *,
+        timeout: float = DEFAULT_EXEC_TIMEOUT_S,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        user: str = AGENT_USER,
+    ) -> ExecResult:
+        container = self._running()
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
+        limit = min(timeout, remaining)
+        argv = ["timeout", "-k", str(KILL_GRACE_S), f"{limit:.3f}", *shell_command(cmd)]
+        api = self.client.api
+        started = time.monotonic()
+        try:
+            exec_id = api.exec_create(
+                container.id,
+                argv,
+                stdout=True,
+                stderr=True,
+                user=USERS.get(user, user),
+                workdir=cwd or self.workspace,
+                environment=dict(env) if env else None,
+            )["Id"]
+            stdout, stderr, truncated = _drain(api.exec_start(exec_id, stream=True, demux=True), self.limits)
+            exit_code = api.exec_inspect(exec_id)["ExitCode"]
+        except (APIError, requests.RequestException) as exc:
+            raise self._failure(f"running {describe(cmd)!r} failed: {exc}") from exc
+        duration = time.monotonic() - started
+        if exit_code is None or exit_code >= 128:
+            self._raise_if_gone(cmd)
+        result = ExecResult(
+            exit_code=-1 if exit_code is None else exit_code,
+            stdout=stdout,
+            stderr=stderr,
+            duration_s=duration,
+            timed_out=exit_code in TIMEOUT_EXIT_CODES and duration >= limit,
+            output_truncated=truncated,
+        )
+        if result.timed_out:
+            if limit < timeout:
+                raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
+            raise SandboxTimeout(f"{describe(cmd)!r} ran past its {timeout:g} s timeout", result)
+        return result
+
+    def _raise_if_gone(self, cmd: str | Sequence[str]) -> None:
+        try:
+            container = self._running()
+            container.reload()
+        except NotFound:
+            raise self._failure(f"the container vanished under {describe(cmd)!r}") from None
+        if container.status != "running":
+            raise self._failure(f"the container stopped under {describe(cmd)!r} ({container.status})")
+
+    def _failure(self, message: str) -> SandboxDeadlineExceeded | SandboxCrashed:
+        if time.monotonic() >= self._deadline:
+            return SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
+        return SandboxCrashed(message)
+
+    def read_file(self, path: str) -> bytes:
+        with self._archive(path) as archive:
+            member = archive.next()
+            if member is None or not member.isfile():
+                raise SandboxPathError(f"{path} is not a regular file")
+            extracted = archive.extractfile(member)
+            if extracted is None:
+                raise SandboxPathError(f"{path} could not be read")
+            return extracted.read()
+
+    def write_file(self, path: str, data: bytes | str) -> None:
+        payload = data.encode() if isinstance(data, str) else data
+        mount, relative = self._writable_mount(path)
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w") as archive:
+            uid = self._owner_uid(mount)
+            _add_parents(archive, relative, uid)
+            entry = tarfile.TarInfo(relative)
+            entry.size, entry.mode, entry.uid, entry.gid, entry.mtime = len(payload), 0o644, uid, uid, time.time()
+            archive.addfile(entry, io.BytesIO(payload))
+        self._put(mount, buffer.getvalue())
+
+    def copy_in(self, source: Path, destination: str) -> None:
+        if not source.exists():
+            raise SandboxPathError(f"{source} does not exist on the host")
+        mount, relative = self._writable_mount(destination)
+        uid = self._owner_uid(mount)
+
+        def owned(entry: tarfile.TarInfo) -> tarfile.TarInfo:
+            entry.uid = entry.gid = uid
+            entry.uname = entry.gname = ""
+            return entry
+
+        with tempfile.TemporaryFile() as buffer:
+            with tarfile.open(fileobj=buffer, mode="w") as archive:
+                _add_parents(archive, relative, uid)
+                archive.add(source, arcname=relative, filter=owned)
+            buffer.seek(0)
+            self._put(mount, buffer)
+
+    def copy_out(self, source: str, destination: Path) -> None:
+        with tempfile.TemporaryDirectory() as scratch, self._archive(source) as archive:
+            archive.extractall(scratch, filter="tar")
+            extracted = Path(scratch) / posixpath.basename(source.rstrip("/"))
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            if destination.exists():
+                _merge_into(extracted, destination)
+            else:
+                shutil.move(extracted, destination)
+
+    def _archive(self, path: str) -> _ArchiveReader:
+        container = self._running()
+        try:
+            chunks, stat = self.client.api.get_archive(container.id, self._absolute(path))
+        except NotFound as exc:
+            raise SandboxPathError(f"{path} does not exist in the sandbox") from exc
+        except APIError as exc:
+            raise SandboxPathError(f"{path} cannot be read: {exc.explanation}") from exc
+        if stat.get("size", 0) > MAX_READ_BYTES:
+            raise SandboxPathError(f"{path} is larger than {MAX_READ_BYTES >> 20} MiB")
+        return _ArchiveReader(chunks)
+
+    def _absolute(self, path: str) -> str:
+        """A sandbox path, relative ones taken from the workspace."""
+        return posixpath.normpath(posixpath.join(self.workspace, path))
+
+    def _writable_mount(self, path: str) -> tuple[str, str]:
+        normalized = self._absolute(path)
+        for mount in (self.workspace, *HARBOR_DIRS_MB):
+            if normalized.startswith(mount.rstrip("/") + "/"):
+                return mount, posixpath.relpath(normalized, mount)
+        raise SandboxPathError(
+            f"{path} is not under a writable volume ({self.workspace}, {', '.join(HARBOR_DIRS_MB)}); "
+            "the root filesystem is read-only and /tmp is a tmpfs the engine cannot write into"
+        )
+
+    def _owner_uid(self, mount: str) -> int:
+        return SANDBOX_UID if mount == self.workspace else 0
+
+    def _put(self, mount: str, data: bytes | Any) -> None:
+        try:
+            self.client.api.put_archive(self._running().id, mount, data)
+        except APIError as exc:
+            raise SandboxPathError(f"writing under {mount} failed: {exc.explanation}") from exc
+
+    def stop(self) -> None:
+        container, self._container = self._container, None
+        if container is not None:
+            try:
+                container.remove(force=True, v=True)
+            except NotFound:
+                pass
+            except DockerException as exc:
+                raise SandboxCrashed(f"removing container {container.id} failed: {exc}") from exc
+        volumes, self._volumes = self._volumes, []
+        for name in volumes:
+            try:
+                self.client.volumes.get(name).remove(force=True)
+            except NotFound:
+                pass
+
+
+class _ArchiveReader:
+    """A tar stream from `get_archive`, spooled to disk so large trees do not sit in memory."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self._spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)
+        for chunk in chunks:
+            self._spool.write(chunk)
+        self._spool.seek(0)
+        self._archive = tarfile.open(fileobj=self._spool, mode="r:")
+
+    def __enter__(self) -> tarfile.TarFile:
+        return self._archive
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._archive.close()
+        self._spool.close()
+
+
+def _drain(stream: Iterator[tuple[bytes | None, bytes | None]], limits: SandboxLimits) -> tuple[str, str, bool]:
+    """Read both streams to the end, keeping at most the output limit of each."""
+    kept: list[bytearray] = [bytearray(), bytearray()]
+    truncated = False
+    for pair in stream:
+        for index, chunk in enumerate(pair):
+            if not chunk:
+                continue
+            room = limits.output_limit_bytes - len(kept[index])
+            truncated = truncated or len(chunk) > room
+            if room > 0:
+                kept[index] += chunk[:room]
+    return kept[0].decode(errors="replace"), kept[1].decode(errors="replace"), truncated
+
+
+def _add_parents(archive: tarfile.TarFile, relative: str, uid: int) -> None:
+    """Directory entries for `relative`'s parents, so writing a new file creates its folders."""
+    parts = relative.split("/")[:-1]
+    for depth in range(1, len(parts) + 1):
+        entry = tarfile.TarInfo("/".join(parts[:depth]))
+        entry.type, entry.mode, entry.uid, entry.gid, entry.mtime = tarfile.DIRTYPE, 0o755, uid, uid, time.time()
+        archive.addfile(entry)
+
+
+def _merge_into(extracted: Path, destination: Path) -> None:
+    if extracted.is_dir() and destination.is_dir():
+        for child in extracted.iterdir():
+            target = destination / child.name
+            if target.is_dir() and child.is_dir():
+                _merge_into(child, target)
+            else:
+                shutil.move(child, target)
+        return
+    shutil.move(extracted, destination)
+

@@ -1,0 +1,143 @@
+"""Scripted policies — oracle, nop, partial — acting through the same sandboxes an agent uses.
+
+Their runs are rollouts like any other: a task validates when its oracle passes, its nop
+fails, and a partial oracle lands in between.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from skill2env.sandbox.base import ExecResult, Sandbox
+from skill2env.sandbox.errors import SandboxDeadlineExceeded, SandboxError, SandboxTimeout
+from skill2env.sandbox.task import TaskDir
+
+SOLUTION_DIR = "/solution"
+SCHEMA_VERSION = 1
+
+RolloutStatus = Literal["completed", "timeout", "error"]
+
+
+class ScriptedPolicy(ABC):
+    """A policy that needs no model: it acts on the task's files alone."""
+
+    name: str
+
+    @abstractmethod
+    def act(self, sandbox: Sandbox, task: TaskDir) -> list[ExecResult]:
+        """Act in a started sandbox; return every command's result, in order."""
+
+
+class NopPolicy(ScriptedPolicy):
+    """Does nothing: the workspace stays as the task built it."""
+
+    name = "nop"
+
+    def act(self, sandbox: Sandbox, task: TaskDir) -> list[ExecResult]:
+        return []
+
+
+class OraclePolicy(ScriptedPolicy):
+    """Runs the reference solution `solution/solve.sh` from the workspace, as the agent user."""
+
+    name = "oracle"
+
+    def act(self, sandbox: Sandbox, task: TaskDir) -> list[ExecResult]:
+        return [self._run_script(sandbox, task, task.solve_script.read_text())]
+
+    def _run_script(self, sandbox: Sandbox, task: TaskDir, script: str) -> ExecResult:
+        sandbox.copy_in(task.solution_dir, SOLUTION_DIR)
+        sandbox.write_file(f"{SOLUTION_DIR}/.policy.sh", script)
+        return sandbox.exec(
+            ["bash", f"{SOLUTION_DIR}/.policy.sh"],
+            timeout=task.config.agent.timeout_sec,
+            cwd=sandbox.workspace,
+        )
+
+
+class PartialPolicy(OraclePolicy):
+    """Runs the first `fraction` of the oracle's commands (non-blank, non-comment lines)."""
+
+    name = "partial"
+
+    def __init__(self, fraction: float = 0.5) -> None:
+        if not 0.0 <= fraction <= 1.0:
+            raise ValueError(f"fraction must be within [0, 1], not {fraction}")
+        self.fraction = fraction
+
+    def act(self, sandbox: Sandbox, task: TaskDir) -> list[ExecResult]:
+        return [self._run_script(sandbox, task, truncated_script(task.solve_script.read_text(), self.fraction))]
+
+
+def truncated_script(script: str, fraction: float) -> str:
+    """The script up to (and including) its `ceil(fraction × commands)`-th command line; 0 keeps none."""
+    lines = script.splitlines(keepends=True)
+    commands = [i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
+    keep = math.ceil(fraction * len(commands))
+    if keep == 0:
+        return "".join(line for line in lines if line.startswith("#!"))
+    return "".join(lines[: commands[keep - 1] + 1])
+
+
+POLICIES: dict[str, type[ScriptedPolicy]] = {"nop": NopPolicy, "oracle": OraclePolicy, "partial": PartialPolicy}
+
+
+class ScriptedRollout(BaseModel):
+    """One run of a scripted policy on one task."""
+
+    schema_version: int = SCHEMA_VERSION
+    rollout_id: str
+    task: str
+    environment_digest: str
+    policy: str
+    backend: str
+    status: RolloutStatus
+    """`timeout`: the policy ran out of time (its own failure); `error`: the infrastructure failed."""
+    error: str | None = None
+    steps: list[ExecResult] = Field(default_factory=list)
+    started_at: datetime
+    duration_s: float
+
+
+def run_scripted_rollout(
+    policy: ScriptedPolicy, task: TaskDir, sandbox: Sandbox, *, workspace_out: Path | None = None
+) -> ScriptedRollout:
+    """Start `sandbox` on `task`, let `policy` act, copy the workspace out (when asked), stop.
+
+    Failures become the rollout's status, never an exception.
+    """
+    started_at = datetime.now(UTC)
+    steps: list[ExecResult] = []
+    status: RolloutStatus = "completed"
+    error = None
+    try:
+        with sandbox:
+            sandbox.start(task)
+            try:
+                steps = policy.act(sandbox, task)
+            except SandboxTimeout as exc:
+                steps, status, error = [*steps, exc.result], "timeout", str(exc)
+            except SandboxDeadlineExceeded as exc:
+                status, error = "timeout", str(exc)
+            if workspace_out is not None and status != "timeout":
+                sandbox.copy_out(sandbox.workspace, workspace_out)
+    except (SandboxError, OSError) as exc:
+        status, error = "error", f"{type(exc).__name__}: {exc}"
+    return ScriptedRollout(
+        rollout_id=sandbox.rollout_id,
+        task=task.name,
+        environment_digest=task.environment_digest,
+        policy=policy.name,
+        backend=sandbox.backend,
+        status=status,
+        error=error,
+        steps=steps,
+        started_at=started_at,
+        duration_s=(datetime.now(UTC) - started_at).total_seconds(),
+    )

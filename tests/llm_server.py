@@ -1,0 +1,233 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1, for testing the model client for real.
+
+It is a real HTTP server (a thread per connection) speaking `POST /v1/chat/completions` and
+`GET /v1/models`. Each test scripts the answers, in order:
+
+    with ScriptedServer() as server:
+        server.script(status(429, retry_after=0.01), json_answer({"ok": True}))
+        ...                              # the client's requests get those two answers
+        server.requests                  # the JSON bodies it received, in order
+
+When the script runs out, `respond` (a function of the request body) answers, if set; otherwise
+the server answers HTTP 410 "script exhausted" (neither retried nor mistaken for a model answer).
+
+`python tests/llm_server.py [--port N]` serves an instant fixed answer forever (the benchmark
+runs it in its own process) and prints its base URL on the first line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODEL = "scripted-model"
+
+
+@dataclass(frozen=True)
+class Scripted:
+    """One scripted answer."""
+
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    """Seconds to wait before answering (a slow response)."""
+    drop: bool = False
+    """Close the connection without answering."""
+
+
+def completion(
+    message: dict[str, Any],
+    *,
+    finish_reason: str = "stop",
+    prompt_tokens: int = 11,
+    completion_tokens: int | None = None,
+) -> Scripted:
+    content = message.get("content") or ""
+    tokens = completion_tokens if completion_tokens is not None else max(1, len(content) // 4)
+    body = {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": 0,
+        "model": MODEL,
+        "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish_reason}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": tokens, "total_tokens": prompt_tokens + tokens},
+    }
+    return Scripted(body=json.dumps(body).encode())
+
+
+def text(content: str, **usage: Any) -> Scripted:
+    return completion({"content": content}, **usage)
+
+
+def json_answer(value: object, **usage: Any) -> Scripted:
+    return text(json.dumps(value), **usage)
+
+
+def truncated(content: str) -> Scripted:
+    """An answer cut off at the token limit (`finish_reason == "length"`)."""
+    return completion({"content": content}, finish_reason="length")
+
+
+def refusal(message: str) -> Scripted:
+    return completion({"content": None, "refusal": message})
+
+
+def tool_calls(*calls: tuple[str, str | dict[str, Any]], content: str | None = None) -> Scripted:
+    """One or more (parallel) tool calls: (name, arguments as a JSON string — possibly malformed — or a dict)."""
+    entries = [
+        {
+            "id": f"call_{index}",
+            "type": "function",
+            "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
+        }
+        for index, (name, args) in enumerate(calls)
+    ]
+    return completion({"content": content, "tool_calls": entries}, finish_reason="tool_calls")
+
+
+def status(code: int, message: str = "scripted error", *, retry_after: float | None = None) -> Scripted:
+    headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
+    body = json.dumps({"error": {"message": message, "type": "scripted", "code": code}}).encode()
+    return Scripted(status=code, body=body, headers=headers)
+
+
+def slow(seconds: float, then: Scripted) -> Scripted:
+    return Scripted(then.status, then.body, then.headers, delay=seconds)
+
+
+def drop() -> Scripted:
+    return Scripted(drop=True)
+
+
+class ScriptedServer:
+    """The server; see the module docstring."""
+
+    def __init__(self, respond: Callable[[dict[str, Any]], Scripted] | None = None, port: int = 0) -> None:
+        self.respond = respond
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._script: deque[Scripted] = deque()
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self), bind_and_activate=False)
+        self._httpd.daemon_threads = True
+        self._httpd.request_queue_size = 256
+        self._httpd.server_bind()
+        self._httpd.server_activate()
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def script(self, *answers: Scripted) -> None:
+        with self._lock:
+            self._script.extend(answers)
+
+    @property
+    def pending(self) -> int:
+        """Scripted answers not yet given."""
+        return len(self._script)
+
+    def start(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    def _next(self, request: dict[str, Any], headers: dict[str, str]) -> Scripted:
+        with self._lock:
+            self.requests.append(request)
+            self.headers.append(headers)
+            if self._script:
+                return self._script.popleft()
+        if self.respond is not None:
+            return self.respond(request)
+        return status(410, "script exhausted")
+
+    def _enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                self._send(Scripted(body=json.dumps({"object": "list", "data": [{"id": MODEL}]}).encode()))
+            else:
+                self._send(status(404, "not found"))
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                self._send(status(404, "not found"))
+                return
+            server._enter()
+            try:
+                answer = server._next(json.loads(raw or b"{}"), {k.lower(): v for k, v in self.headers.items()})
+                if answer.delay:
+                    time.sleep(answer.delay)
+                if answer.drop:
+                    self.close_connection = True
+                    return
+                self._send(answer)
+            finally:
+                server._leave()
+
+        def _send(self, answer: Scripted) -> None:
+            try:
+                self.send_response(answer.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer.body)))
+                for name, value in answer.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(answer.body)
+            except OSError:  # the client gave up (a timeout): nothing to answer
+                self.close_connection = True
+
+    return Handler
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Serve an instant, fixed chat completion on 127.0.0.1.")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    fixed = text("ok")
+    server = ScriptedServer(respond=lambda _request: fixed, port=args.port)
+    print(server.base_url, flush=True)
+    server._thread.run()  # serve in the foreground until killed
+
+
+if __name__ == "__main__":
+    main()

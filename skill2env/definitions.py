@@ -18,17 +18,20 @@ import polars as pl
 from assets.catalog import skill_catalog
 from assets.curation import curated_skills
 from assets.partitions import DOMAIN_PARTITIONS_NAME
+from assets.patterns import pattern_library, pattern_selections
 from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.home import Home, activate_home
 from skill2env.lake.lake import Lake
 
 catalog_job = dg.define_asset_job(
-    "catalog_job", selection=["skills", "skill_files"], description="Walk the skills root into the lake."
+    "catalog_job",
+    selection=["skills", "skill_files", "pattern_library"],
+    description="Walk the skills root into the lake; load the pattern pool.",
 )
 curation_job = dg.define_asset_job(
     "curation_job",
-    selection=["curated_skills"],
+    selection=["curated_skills", "pattern_selections"],
     description="Curate skills by domain partition; a partition range runs as one run.",
 )
 RANGE_START_TAG = "dagster/asset_partition_range_start"
@@ -61,7 +64,7 @@ def progress_forwarder(init_context: dg.InitLoggerContext) -> logging.Logger:
 def build_definitions(home: str = "") -> dg.Definitions:
     """Definitions bound to a skill2env home ('' = `$SKILL2ENV_HOME` or `./.skill2env`)."""
     return dg.Definitions(
-        assets=[skill_catalog, curated_skills],
+        assets=[skill_catalog, curated_skills, pattern_library, pattern_selections],
         jobs=[catalog_job, curation_job],
         resources={"lake": LakeResource(home=home), "llm": LlmResource(home=home)},
         loggers={"console": dg.colored_console_logger, "progress": progress_forwarder},

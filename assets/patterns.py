@@ -1,0 +1,76 @@
+"""The difficulty-pattern pool and per-skill pattern selection."""
+
+import dagster as dg
+
+from assets.partitions import domain_partitions
+from assets.progress import progress_logger
+from resources.lake import LakeResource
+from skill2env.formatting import markdown_table
+from skill2env.lake.lake import TableWrite
+from skill2env.lake.sqlfiles import load_sql
+from skill2env.patterns.library import current_pool, pool_from_library
+from skill2env.patterns.selection import SelectionPolicy, select_patterns
+from skill2env.patterns.tables import library_frame, selections_frame
+from skill2env.patterns.traits import SkillProfile
+
+LIBRARY_CODE_VERSION = "patterns-1"
+SELECTION_CODE_VERSION = "selection-1"
+
+
+@dg.asset(group_name="patterns", kinds={"duckdb"}, pool="lake")
+def pattern_library(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
+    """The pool of difficulty patterns: the seed files plus the additions accepted from hardening."""
+    store = lake.lake()
+    pool = current_pool(store.query("SELECT * FROM pattern_additions"))
+    frame = library_frame(pool)
+    store.write([TableWrite("pattern_library", frame)], run_id=context.run.run_id, code_version=LIBRARY_CODE_VERSION)
+    by_capability = frame.group_by("capability", "origin").len().sort("capability", "origin")
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": frame.height,
+            "pool_digest": pool.digest,
+            "by_capability": dg.MetadataValue.md(markdown_table(by_capability)),
+        }
+    )
+
+
+class SelectionConfig(dg.Config):
+    min_patterns: int = 3
+    max_patterns: int = 5
+    """How many patterns each curated skill gets (the paper's P_κ)."""
+
+
+@dg.asset(
+    partitions_def=domain_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    deps=["curated_skills", "pattern_library", "skill_files"],
+    group_name="patterns",
+    kinds={"duckdb"},
+    pool="lake",
+)
+def pattern_selections(
+    context: dg.AssetExecutionContext, config: SelectionConfig, lake: LakeResource
+) -> dg.MaterializeResult:
+    """For each curated skill of a domain: 3–5 compatible patterns that fit one goal, each with a rationale."""
+    store = lake.lake()
+    pool = pool_from_library(store.query("SELECT pattern, source FROM pattern_library"))
+    policy = SelectionPolicy(min_patterns=config.min_patterns, max_patterns=config.max_patterns)
+    domains = list(context.partition_keys)
+    report = progress_logger(context, "skills given patterns")
+    writes, done = [], 0
+    for domain in domains:
+        rows = store.query(load_sql("queries/selection_inputs_of_domain"), {"domain": domain})
+        selections = [select_patterns(SkillProfile.from_row(row), pool, policy) for row in rows.iter_rows(named=True)]
+        done += len(selections)
+        report(done)
+        writes.append(TableWrite("pattern_selections", selections_frame(selections, pool.digest), partition_key=domain))
+    store.write(writes, run_id=context.run.run_id, code_version=SELECTION_CODE_VERSION)
+    frame = store.query("SELECT status, count(DISTINCT skill_id) AS skills FROM pattern_selections GROUP BY 1")
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": sum(w.frame.height for w in writes),
+            "skills": done,
+            "domains": len(domains),
+            "status": dg.MetadataValue.md(markdown_table(frame)),
+        }
+    )

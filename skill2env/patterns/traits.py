@@ -1,0 +1,343 @@
+"""What a skill offers a pattern: its traits, each with the evidence that shows it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from skill2env.patterns.models import Trait
+
+
+@dataclass(frozen=True)
+class TraitCues:
+    """Where a trait shows in a skill's profile."""
+
+    words: tuple[str, ...] = ()
+    """Whole words or phrases of the skill's name, description and body."""
+    extensions: tuple[str, ...] = ()
+    dependencies: tuple[str, ...] = ()
+    programs: tuple[str, ...] = ()
+    """External programs and CLI tools the skill uses."""
+    languages: tuple[str, ...] = ()
+    file_kinds: tuple[str, ...] = ()
+
+
+CUES: dict[Trait, TraitCues] = {
+    Trait.TABULAR_DATA: TraitCues(
+        words=("csv", "tsv", "spreadsheet", "excel", "xlsx", "dataframe", "pivot", "worksheet", "parquet", "tabular"),
+        extensions=("csv", "tsv", "xlsx", "xls", "parquet", "ods"),
+        dependencies=("pandas", "openpyxl", "polars", "xlsxwriter", "pyarrow", "xlrd", "csvkit"),
+        programs=("csvkit", "xsv", "miller", "mlr"),
+    ),
+    Trait.DOCUMENTS: TraitCues(
+        words=(
+            "pdf",
+            "docx",
+            "word document",
+            "pptx",
+            "slides",
+            "report",
+            "contract",
+            "invoice",
+            "markdown",
+            "html",
+            "document",
+            "documents",
+        ),
+        extensions=("pdf", "docx", "doc", "pptx", "html", "htm", "odt", "rtf", "epub"),
+        dependencies=(
+            "pypdf",
+            "pdfplumber",
+            "python-docx",
+            "docling",
+            "pymupdf",
+            "fitz",
+            "reportlab",
+            "python-pptx",
+            "markdown",
+            "beautifulsoup4",
+            "bs4",
+            "weasyprint",
+            "docx",
+        ),
+        programs=("pandoc", "libreoffice", "soffice", "pdftotext", "wkhtmltopdf", "qpdf", "pdftk"),
+    ),
+    Trait.SCANNED_MEDIA: TraitCues(
+        words=("ocr", "scanned", "scan", "tesseract", "handwriting", "receipt", "screenshot"),
+        dependencies=("pytesseract", "easyocr", "paddleocr", "ocrmypdf"),
+        programs=("tesseract", "ocrmypdf"),
+    ),
+    Trait.MEDIA: TraitCues(
+        words=("video", "audio", "image", "images", "thumbnail", "transcode", "podcast", "subtitle", "photo"),
+        extensions=("png", "jpg", "jpeg", "gif", "mp4", "mp3", "wav", "webp", "svg", "mov"),
+        dependencies=("pillow", "opencv-python", "moviepy", "pydub", "imageio", "ffmpeg-python", "librosa"),
+        programs=("ffmpeg", "ffprobe", "imagemagick", "convert", "magick", "sox", "exiftool"),
+    ),
+    Trait.CODE_REPOSITORY: TraitCues(
+        words=(
+            "repository",
+            "repo",
+            "pull request",
+            "refactor",
+            "unit test",
+            "test suite",
+            "codebase",
+            "commit",
+            "lint",
+            "code review",
+            "build",
+        ),
+        dependencies=("pytest", "jest", "eslint", "ruff", "mypy", "typescript", "vitest"),
+        programs=("git", "gh", "npm", "cargo", "go", "make", "pytest", "mvn", "gradle"),
+        languages=("typescript", "javascript", "go", "rust", "java", "c", "cpp", "ruby", "kotlin"),
+    ),
+    Trait.CONFIGURATION: TraitCues(
+        words=(
+            "config",
+            "configuration",
+            "yaml",
+            "kubernetes",
+            "helm",
+            "terraform",
+            "ansible",
+            "dockerfile",
+            "workflow",
+            "settings",
+            "manifest",
+            "policy",
+        ),
+        extensions=("yaml", "yml", "toml", "ini", "cfg", "conf", "tf", "env"),
+        programs=("kubectl", "helm", "terraform", "ansible", "docker", "yq"),
+        file_kinds=("config",),
+    ),
+    Trait.LOGS: TraitCues(
+        words=(
+            "log",
+            "logs",
+            "logging",
+            "trace",
+            "traces",
+            "incident",
+            "stack trace",
+            "syslog",
+            "journal",
+            "observability",
+            "monitoring",
+        ),
+        extensions=("log",),
+        programs=("journalctl", "grep", "awk", "zgrep"),
+    ),
+    Trait.DATABASE: TraitCues(
+        words=("database", "sql", "sqlite", "postgres", "postgresql", "mysql", "duckdb", "query", "schema", "table"),
+        extensions=("sql", "db", "sqlite", "duckdb"),
+        dependencies=("sqlalchemy", "psycopg2", "psycopg", "duckdb", "sqlite3", "pymysql", "prisma"),
+        programs=("sqlite3", "psql", "mysql", "duckdb"),
+    ),
+    Trait.STRUCTURED_DATA: TraitCues(
+        words=("json", "xml", "api response", "jsonl", "yaml", "schema", "records", "payload"),
+        extensions=("json", "jsonl", "xml", "ndjson"),
+        programs=("jq", "yq", "xmllint"),
+        dependencies=("jsonschema", "lxml", "orjson"),
+    ),
+    Trait.NUMERIC_COMPUTATION: TraitCues(
+        words=(
+            "calculate",
+            "calculation",
+            "statistics",
+            "statistical",
+            "metrics",
+            "budget",
+            "revenue",
+            "cost",
+            "price",
+            "forecast",
+            "regression",
+            "sum",
+            "average",
+            "finance",
+            "financial",
+            "accounting",
+        ),
+        dependencies=("numpy", "scipy", "statsmodels", "scikit-learn", "sklearn", "sympy", "pandas"),
+        languages=("r", "julia"),
+    ),
+    Trait.TEMPORAL_DATA: TraitCues(
+        words=(
+            "date",
+            "dates",
+            "schedule",
+            "calendar",
+            "timezone",
+            "time zone",
+            "deadline",
+            "daily",
+            "weekly",
+            "monthly",
+            "timestamp",
+            "timeline",
+            "cron",
+        ),
+        dependencies=("python-dateutil", "pytz", "arrow", "pendulum", "icalendar"),
+    ),
+    Trait.LONG_RUNNING_PROCESS: TraitCues(
+        words=(
+            "long-running",
+            "background",
+            "batch",
+            "pipeline",
+            "build",
+            "training",
+            "server",
+            "daemon",
+            "job",
+            "jobs",
+            "queue",
+            "crawl",
+            "migration",
+        ),
+        programs=("make", "docker", "nohup", "tmux", "systemctl"),
+    ),
+    Trait.NETWORK_SERVICE: TraitCues(
+        words=("http", "api", "rest", "endpoint", "webhook", "server", "graphql", "request", "requests"),
+        dependencies=("requests", "httpx", "flask", "fastapi", "aiohttp", "express", "axios", "uvicorn"),
+        programs=("curl", "wget", "httpie"),
+    ),
+    Trait.PERSISTENT_STATE: TraitCues(
+        words=(
+            "state",
+            "memory",
+            "ledger",
+            "history",
+            "persist",
+            "persistent",
+            "database",
+            "session",
+            "queue",
+            "inventory",
+            "cache",
+        ),
+        dependencies=("sqlalchemy", "redis", "sqlite3", "duckdb"),
+        programs=("git", "sqlite3"),
+    ),
+    Trait.SKILL_SCRIPTS: TraitCues(file_kinds=("script",)),
+    Trait.CLI_TOOLS: TraitCues(),
+    Trait.VERSION_HISTORY: TraitCues(
+        words=(
+            "git",
+            "changelog",
+            "version",
+            "versions",
+            "revision",
+            "history",
+            "diff",
+            "amendment",
+            "release",
+            "migration",
+        ),
+        programs=("git", "gh"),
+    ),
+    Trait.TEXT_CORPUS: TraitCues(
+        words=(
+            "emails",
+            "email",
+            "tickets",
+            "notes",
+            "articles",
+            "messages",
+            "transcripts",
+            "corpus",
+            "search",
+            "classify",
+            "summarize",
+            "summarise",
+            "knowledge base",
+            "documents",
+        ),
+        extensions=("md", "txt", "eml"),
+    ),
+}
+"""How each trait shows. MULTI_FILE_WORKSPACE is always offered: any task can spread its inputs."""
+
+MIN_WORD_HITS = 3
+"""Distinct cue words needed for a trait shown by words alone: one word is too weak (e.g. 'table')."""
+
+
+@dataclass(frozen=True)
+class SkillProfile:
+    """The fields of a curated skill that selection reads (one row of `selection_inputs_of_domain`)."""
+
+    skill_id: str
+    path: str
+    domain: str
+    name: str
+    text: str
+    languages: frozenset[str] = frozenset()
+    programs: frozenset[str] = frozenset()
+    dependencies: frozenset[str] = frozenset()
+    extensions: frozenset[str] = frozenset()
+    file_kinds: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> SkillProfile:
+        def lowered(values: Iterable[str] | None) -> frozenset[str]:
+            return frozenset(str(v).lower() for v in values or () if v)
+
+        text = " ".join(str(row.get(key) or "") for key in ("name", "description", "skill_md_text"))
+        return cls(
+            skill_id=row["skill_id"],
+            path=row["path"],
+            domain=row.get("domain") or "other",
+            name=row.get("name") or row["path"],
+            text=text,
+            languages=lowered(row.get("languages")),
+            programs=lowered([*(row.get("programs") or ()), *(row.get("cli_tools") or ())]),
+            dependencies=lowered(row.get("dependency_names")),
+            extensions=lowered(row.get("extensions")),
+            file_kinds=lowered(row.get("file_kinds")),
+        )
+
+
+@dataclass(frozen=True)
+class TraitEvidence:
+    trait: Trait
+    strength: float
+    """How strongly the skill shows the trait: structural cues count more than words."""
+    cues: tuple[str, ...] = field(default=())
+
+
+_WORD_PATTERNS = {
+    trait: re.compile(r"\b(" + "|".join(re.escape(w) for w in sorted(cues.words, key=len, reverse=True)) + r")\b")
+    for trait, cues in CUES.items()
+    if cues.words
+}
+
+
+def skill_traits(profile: SkillProfile) -> dict[Trait, TraitEvidence]:
+    """Every trait the skill offers, with its strength and the cues that showed it."""
+    lower = profile.text.lower()
+    found: dict[Trait, TraitEvidence] = {
+        Trait.MULTI_FILE_WORKSPACE: TraitEvidence(Trait.MULTI_FILE_WORKSPACE, 1.0, ("any task can spread its inputs",))
+    }
+    for trait, cues in CUES.items():
+        structural = [
+            *_hits("extension", cues.extensions, profile.extensions),
+            *_hits("dependency", cues.dependencies, profile.dependencies),
+            *_hits("program", cues.programs, profile.programs),
+            *_hits("language", cues.languages, profile.languages),
+            *_hits("file kind", cues.file_kinds, profile.file_kinds),
+        ]
+        words = sorted(set(_WORD_PATTERNS[trait].findall(lower))) if trait in _WORD_PATTERNS else []
+        if trait == Trait.CLI_TOOLS and profile.programs:
+            structural.append("programs " + ", ".join(sorted(profile.programs)[:4]))
+        if not structural and len(words) < MIN_WORD_HITS:
+            continue
+        strength = min(1.0, 0.4 * len(structural) + 0.1 * len(words))
+        cue_list = [*structural, f"mentions {', '.join(words[:4])}"] if words else structural
+        found[trait] = TraitEvidence(trait, round(strength, 2), tuple(cue_list))
+    return found
+
+
+def _hits(label: str, wanted: Sequence[str], present: frozenset[str]) -> list[str]:
+    return [f"{label} {value}" for value in wanted if value in present]

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 import polars as pl
 
 from skill2env.patterns.models import Pattern
-from skill2env.patterns.pool import PatternPool, build_pool, load_pool
+from skill2env.patterns.pool import PatternPool, build_pool, seed_pool
 from skill2env.patterns.tables import patterns_from_additions
 
 
 def current_pool(additions: pl.DataFrame) -> PatternPool:
     """The seed pool with every accepted addition applied in order (a merge replaces its pattern)."""
-    pool = load_pool()
+    pool = seed_pool()
     for pattern in patterns_from_additions(additions):
         pool = pool.with_pattern(pattern, pool.sources.get(pattern.id) or f"diagnosis:{pattern.origin.diagnosis}")
     return pool

@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import yaml
@@ -84,6 +85,12 @@ def load_pool(directory: Path = POOL_DIR) -> PatternPool:
         raise PatternPoolError(f"no pattern files (*.yaml) in {directory}")
     entries = [(pattern, path.name) for path in files for pattern in load_pattern_file(path).patterns]
     return build_pool(entries)
+
+
+@cache
+def seed_pool() -> PatternPool:
+    """The package's own pool, loaded once per process."""
+    return load_pool(POOL_DIR)
 
 
 def build_pool(entries: Iterable[tuple[Pattern, str]]) -> PatternPool:

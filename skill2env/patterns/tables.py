@@ -103,7 +103,7 @@ def selections_frame(selections: Sequence[Selection], pool_digest: str) -> pl.Da
     """One row per chosen pattern; a skill with none gets one row with its status and reason."""
     rows = []
     for selection in selections:
-        base = {
+        base: dict[str, object] = {
             "skill_id": selection.skill_id,
             "path": selection.path,
             "domain": selection.domain,

@@ -101,3 +101,24 @@ def test_catalog_stats_answer_the_papers_questions(cataloged: tuple[Path, Lake])
     assert values["cli_tools"] >= values["programs"] / 2
     reasons = lake.query("SELECT family, sum(skills) AS n FROM curation_reasons GROUP BY family")
     assert {"needs", "malicious"} <= set(pl.Series(reasons.get_column("family")).to_list())
+
+
+def test_every_curated_skill_gets_patterns_or_a_reason(cataloged: tuple[Path, Lake]) -> None:
+    _, lake = cataloged
+    curated = set(lake.query("SELECT skill_id FROM curated_skills WHERE curated").to_series().to_list())
+    selections = lake.query("SELECT * FROM pattern_selections")
+    assert set(selections.get_column("skill_id").to_list()) == curated
+    chosen = selections.filter(pl.col("pattern_id").is_not_null())
+    assert chosen.get_column("rationale").null_count() == 0
+    explained = selections.filter(pl.col("pattern_id").is_null())
+    assert explained.get_column("reason").null_count() == 0
+    per_skill = chosen.group_by("skill_id").agg(pl.col("capability").n_unique().alias("capabilities"))
+    assert per_skill.get_column("capabilities").min() >= 2  # type: ignore[operator]
+    distinct_sets = chosen.group_by("skill_id").agg(pl.col("pattern_id").sort()).get_column("pattern_id")
+    assert distinct_sets.n_unique() >= 0.5 * len(curated)
+
+
+def test_pattern_library_counts_per_capability(cataloged: tuple[Path, Lake]) -> None:
+    _, lake = cataloged
+    counts = dict(lake.query("SELECT capability, count(*) FROM pattern_library GROUP BY 1").iter_rows())
+    assert len(counts) == 5 and sum(counts.values()) >= 100 and min(counts.values()) >= 15

@@ -1,0 +1,75 @@
+"""The rubric: weighted items (Σ w = 1), each deterministic (a named check) or judged by a model."""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+RUBRIC_SCHEMA_VERSION = 1
+WEIGHT_TOLERANCE = 1e-6
+DEFAULT_PASS_THRESHOLD = 0.7
+
+
+class Method(StrEnum):
+    deterministic = "deterministic"
+    llm_judge = "llm_judge"
+
+
+class CheckSpec(BaseModel):
+    """A deterministic check by registered name, with its parameters (expected values included:
+    they come from the blueprint's author-only facts and travel only with the verifier)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    check: str = Field(min_length=1)
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class RubricItem(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=80)
+    description: str = Field(min_length=1)
+    weight: float = Field(gt=0, le=1)
+    method: Method
+    target_files: list[str] = Field(default_factory=list)
+    """Workspace paths or globs (relative to the workspace) the item reads."""
+    check: CheckSpec | None = None
+    judge_instruction: str | None = None
+
+    @model_validator(mode="after")
+    def _method_has_its_spec(self) -> RubricItem:
+        if self.method == Method.deterministic and self.check is None:
+            raise ValueError(f"rubric item {self.id}: a deterministic item needs a check")
+        if self.method == Method.llm_judge and not self.judge_instruction:
+            raise ValueError(f"rubric item {self.id}: an llm_judge item needs a judge_instruction")
+        return self
+
+
+class Rubric(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: int = RUBRIC_SCHEMA_VERSION
+    items: list[RubricItem] = Field(min_length=1)
+    pass_threshold: float = Field(default=DEFAULT_PASS_THRESHOLD, ge=0, le=1)
+    summary: str = ""
+
+    @model_validator(mode="after")
+    def _weights_and_ids(self) -> Rubric:
+        ids = [item.id for item in self.items]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise ValueError(f"rubric item ids repeat: {repeated}")
+        total = math.fsum(item.weight for item in self.items)
+        if abs(total - 1.0) > WEIGHT_TOLERANCE:
+            raise ValueError(f"rubric weights sum to {total:.6f}, not 1")
+        return self
+
+    def item(self, item_id: str) -> RubricItem:
+        for item in self.items:
+            if item.id == item_id:
+                return item
+        raise KeyError(item_id)

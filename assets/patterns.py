@@ -58,12 +58,14 @@ def pattern_selections(
     domains = list(context.partition_keys)
     report = progress_logger(context, "skills given patterns")
     writes, done = [], 0
-    for domain in domains:
-        rows = store.query(load_sql("queries/selection_inputs_of_domain"), {"domain": domain})
-        selections = [select_patterns(SkillProfile.from_row(row), pool, policy) for row in rows.iter_rows(named=True)]
-        done += len(selections)
-        report(done)
-        writes.append(TableWrite("pattern_selections", selections_frame(selections, pool.digest), partition_key=domain))
+    with store.reading() as reader:
+        for domain in domains:
+            rows = reader.query(load_sql("queries/selection_inputs_of_domain"), {"domain": domain})
+            selections = [select_patterns(SkillProfile.from_row(r), pool, policy) for r in rows.iter_rows(named=True)]
+            done += len(selections)
+            report(done)
+            frame = selections_frame(selections, pool.digest)
+            writes.append(TableWrite("pattern_selections", frame, partition_key=domain))
     store.write(writes, run_id=context.run.run_id, code_version=SELECTION_CODE_VERSION)
     frame = store.query("SELECT status, count(DISTINCT skill_id) AS skills FROM pattern_selections GROUP BY 1")
     return dg.MaterializeResult(

@@ -146,18 +146,35 @@ class Lake:
 
     def query(self, sql: str, params: Mapping[str, Any] | Sequence[Any] | None = None) -> pl.DataFrame:
         """Run one read-only query; the lake's schema must exist (an empty lake has no views yet)."""
+        with self.reading() as reader:
+            return reader.query(sql, params)
+
+    @contextmanager
+    def reading(self) -> Iterator[Reader]:
+        """Several read-only queries on one connection, under one shared lock (cheaper than `query` each)."""
         if not self.path.exists():
             self.ensure_schema()
         with self._locked(exclusive=False):
             con = duckdb.connect(str(self.path), read_only=True)
             try:
-                return con.sql(sql, params=params).pl()
-            except duckdb.Error as exc:
-                if "read-only" in str(exc).lower():
-                    raise ReadOnlyQueryError(f"the lake is read-only here: {exc}") from exc
-                raise
+                yield Reader(con)
             finally:
                 con.close()
+
+
+class Reader:
+    """Read-only queries on an open connection; only valid inside `Lake.reading()`."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+
+    def query(self, sql: str, params: Mapping[str, Any] | Sequence[Any] | None = None) -> pl.DataFrame:
+        try:
+            return self._con.sql(sql, params=params).pl()
+        except duckdb.Error as exc:
+            if "read-only" in str(exc).lower():
+                raise ReadOnlyQueryError(f"the lake is read-only here: {exc}") from exc
+            raise
 
 
 def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:

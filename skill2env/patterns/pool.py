@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from skill2env.patterns.models import Capability, Pattern, PatternFile
 
-POOL_DIR = Path(__file__).resolve().parent / "pool"
+POOL_DIR = Path(__file__).resolve().parent / "data"
 
 
 class PatternPoolError(ValueError):

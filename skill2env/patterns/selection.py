@@ -142,16 +142,15 @@ def greedy_choice(
     chosen: list[ScoredPattern] = []
     covered: set[str] = set()
     blocked: set[str] = set()
-    remaining = list(candidates)
+    remaining = sorted(candidates, key=lambda s: (-s.score, s.pattern.id))
+    bonus = policy.new_capability_bonus
     while remaining and len(chosen) < policy.max_patterns:
-        best = max(
-            remaining,
-            key=lambda s: (
-                s.score + (policy.new_capability_bonus if s.pattern.capability not in covered else 0.0),
-                _reverse_id(s.pattern.id),
-            ),
+        # `remaining` is sorted best first (ties by id), so among equal keys the earlier index wins.
+        index = max(
+            range(len(remaining)),
+            key=lambda i: (remaining[i].score + (0.0 if remaining[i].pattern.capability in covered else bonus), -i),
         )
-        remaining.remove(best)
+        best = remaining.pop(index)
         if best.pattern.id in blocked:
             continue
         chosen.append(best)
@@ -178,8 +177,3 @@ def rationale(scored: ScoredPattern, traits: dict[Trait, TraitEvidence], focus: 
 
 def _nudge(skill_id: str, pattern_id: str) -> float:
     return int.from_bytes(hashlib.blake2b(f"{skill_id}\0{pattern_id}".encode(), digest_size=4).digest()) / 2**32
-
-
-def _reverse_id(pattern_id: str) -> tuple[int, ...]:
-    """Max-key tie-break that prefers the alphabetically first id."""
-    return tuple(-ord(c) for c in pattern_id)

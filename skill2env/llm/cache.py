@@ -42,7 +42,7 @@ class CacheMode(StrEnum):
 @dataclass(frozen=True)
 class CacheEntry:
     status: int
-    """200 for a completion; 400 / 413 / 422 for a request the endpoint rejected."""
+    """200 for a completion (body: the response); 400 / 413 / 422 for a rejected request (body: its message)."""
     body: bytes
 
 

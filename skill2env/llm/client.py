@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from skill2env.llm.cache import ResponseCache
 from skill2env.llm.config import CONFIG_FILE, ENV_PREFIX, LlmSettings, RoleConfig
-from skill2env.llm.errors import ModelError, ModelNotConfigured
+from skill2env.llm.errors import ModelError, ModelNotConfigured, scrub
 from skill2env.llm.flow import Flow, Limits, ModeMemory, Structured, ToolTurn, answer, structured, tool_turn
 from skill2env.llm.ledger import CallContext, Ledger
 from skill2env.llm.prompts import Prompt
@@ -90,7 +90,12 @@ class ModelClient:
         return self._memory.mode
 
     def close(self) -> None:
+        """Close the blocking client's connections (async ones: `aclose`, in their event loop)."""
         self._transport.close()
+
+    async def aclose(self) -> None:
+        """Close this event loop's connections."""
+        await self._transport.aclose()
 
     # -- calls ------------------------------------------------------------------------------------
 
@@ -179,6 +184,7 @@ class ModelClient:
 
     def _run(self, operation: str, prompt: Prompt, flow: Flow[T], partition: str | None) -> T:
         tally, started = Tally(), time.perf_counter()
+        tally.started_at = datetime.now(UTC)
         error: BaseException | None = None
         try:
             request = next(flow)
@@ -199,6 +205,7 @@ class ModelClient:
 
     async def _arun(self, operation: str, prompt: Prompt, flow: Flow[T], partition: str | None) -> T:
         tally, started = Tally(), time.perf_counter()
+        tally.started_at = datetime.now(UTC)
         error: BaseException | None = None
         try:
             request = next(flow)
@@ -227,7 +234,7 @@ class ModelClient:
         self.ledger.record(
             {
                 "call_id": uuid.uuid4().hex,
-                "called_at": datetime.now(UTC),
+                "called_at": tally.started_at or datetime.now(UTC),
                 "role": self.role,
                 "model": self.config.model,
                 "endpoint_host": self.config.endpoint_host,
@@ -249,7 +256,7 @@ class ModelClient:
                 "status": "ok" if error is None else "error",
                 "error_class": None if error is None else type(error).__name__,
                 "error_kind": kind,
-                "error_message": None if error is None else str(error)[:500],
+                "error_message": None if error is None else scrub(str(error), self.config.api_key())[:500],
                 "asset_key": self.context.asset_key,
                 "partition_key": partition or self.context.partition_key,
                 "run_id": self.context.run_id,

@@ -10,7 +10,17 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
+
+_KEY_LIKE = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_*\-]{6,}")
+
+
+def scrub(message: str, key: str | None) -> str:
+    """`message` without `key`, or anything shaped like an API key (endpoints echo keys, masked or not)."""
+    if key:
+        message = message.replace(key, "***")
+    return _KEY_LIKE.sub("***", message)
 
 
 class ModelError(RuntimeError):

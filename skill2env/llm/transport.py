@@ -1,13 +1,17 @@
 """One request to one endpoint: the cache first, then the openai client with our own retries.
 
-The openai client runs with `max_retries=0`: retries are ours, so every failure is typed and
-counted. 429, 408, 409, 5xx, connection errors and timeouts are retried with exponential backoff
-and full jitter (a `Retry-After` header wins, capped), up to `max_attempts`; then
-`ModelUnavailable`. 400 / 413 / 422 are `ModelRequestRejected` (and cached: the same request
-would be rejected again); 401 / 403 / 404 are `ModelUnavailable` at once.
+Requests go through the openai client's own `post` (its authentication, headers and typed
+HTTP errors) with the chat-completions body as built, and come back as the raw response:
+`chat.completions.create` would re-walk the messages to transform them and parse the answer
+into models we do not use, ~0.5 ms per call.
 
-Concurrency is bounded per role: a semaphore for threads, one per event loop for tasks. Cache
-hits take no slot.
+The client runs with `max_retries=0`: retries are ours, so every failure is typed and counted.
+429, 408, 409, 5xx, connection errors and timeouts are retried with exponential backoff and full
+jitter (a `Retry-After` header wins, capped), up to `max_attempts`; then `ModelUnavailable`.
+400 / 413 / 422 are `ModelRequestRejected` (and cached: the same request would be rejected
+again); 401 / 403 / 404 are `ModelUnavailable` at once.
+
+Concurrency is bounded per role (see `skill2env.llm.connections`); cache hits take no slot.
 """
 
 from __future__ import annotations
@@ -16,20 +20,18 @@ import asyncio
 import random
 import threading
 import time
-import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
 
 from skill2env.llm.cache import CacheEntry, CacheMode, ResponseCache
-from skill2env.llm.config import NO_KEY, RoleConfig
-from skill2env.llm.errors import ModelCacheMiss, ModelError, ModelRequestRejected, ModelUnavailable
+from skill2env.llm.config import RoleConfig
+from skill2env.llm.connections import Connections, http_library
+from skill2env.llm.errors import ModelCacheMiss, ModelError, ModelRequestRejected, ModelUnavailable, scrub
 from skill2env.llm.wire import ChatRequest, Reply, ReplyDecodeError
-
-if TYPE_CHECKING:
-    import openai
 
 RETRY_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 REJECT_STATUS = frozenset({400, 413, 422})
+COMPLETIONS_PATH = "/chat/completions"
 
 
 @dataclass
@@ -48,6 +50,7 @@ class Tally:
     cached_output_tokens: int = 0
     finish_reason: str | None = None
     first_key: str | None = None
+    started_at: datetime | None = None
 
     @property
     def cache_hit(self) -> bool:
@@ -63,10 +66,7 @@ class Transport:
         self.cache = cache
         self._rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
         self._slots = threading.BoundedSemaphore(config.max_concurrency)
-        self._sync: openai.OpenAI | None = None
-        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[openai.AsyncOpenAI, asyncio.Semaphore]]
-        self._async = weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
+        self.connections = Connections(config)
 
     # -- the two send loops (same steps; one blocks, one awaits) --------------------------------
 
@@ -75,14 +75,14 @@ class Transport:
         cached = self._lookup(key, tally)
         if cached is not None:
             return cached
-        client = self._sync_client()
+        client = self.connections.sync()
         body = request.body()
         for attempt in range(1, self.config.max_attempts + 1):
             tally.attempts += 1
             tally.endpoint_requests += 1
             try:
                 with self._slots:
-                    raw = client.chat.completions.with_raw_response.create(**body).http_response.content
+                    raw = client.post(COMPLETIONS_PATH, cast_to=http_library().Response, body=body).content
                 return self._store(key, raw, tally)
             except Exception as exc:
                 delay = self._failure(key, exc, attempt, tally)
@@ -94,15 +94,15 @@ class Transport:
         cached = self._lookup(key, tally)
         if cached is not None:
             return cached
-        client, slots = self._async_client()
+        pools = self.connections.async_pools()
         body = request.body()
         for attempt in range(1, self.config.max_attempts + 1):
             tally.attempts += 1
             tally.endpoint_requests += 1
             try:
-                async with slots:
-                    response = await client.chat.completions.with_raw_response.create(**body)
-                return self._store(key, response.http_response.content, tally)
+                async with pools.client() as client:
+                    response = await client.post(COMPLETIONS_PATH, cast_to=http_library().Response, body=body)
+                return self._store(key, response.content, tally)
             except Exception as exc:
                 delay = self._failure(key, exc, attempt, tally)
             await asyncio.sleep(delay)
@@ -123,7 +123,7 @@ class Transport:
         if entry.status != 200:
             raise ModelRequestRejected(
                 f"the endpoint rejected this request before (HTTP {entry.status}, cached): "
-                f"{entry.body.decode(errors='replace')[:300]}",
+                f"{entry.body.decode(errors='replace')}",
                 attempts=tally.attempts,
                 status_code=entry.status,
             )
@@ -152,25 +152,23 @@ class Transport:
             raise exc
         host = self.config.endpoint_host
         status = exc.status_code if isinstance(exc, openai.APIStatusError) else None
-        if isinstance(exc, openai.APIStatusError) and exc.status_code in REJECT_STATUS:
-            self.cache.put(key, CacheEntry(exc.status_code, exc.response.content))
+        message = _message(exc, self.config.api_key())
+        if status in REJECT_STATUS:
+            self.cache.put(key, CacheEntry(status, message.encode()))
             raise ModelRequestRejected(
-                f"{host} rejected the request (HTTP {exc.status_code}): {_message(exc)}",
-                attempts=tally.attempts,
-                status_code=exc.status_code,
+                f"{host} rejected the request (HTTP {status}): {message}", attempts=tally.attempts, status_code=status
             ) from exc
         if isinstance(exc, openai.APITimeoutError):
             what = f"timed out after {self.config.timeout_seconds:g} s"
         elif isinstance(exc, openai.APIConnectionError):
             what = f"connection failed ({exc.__cause__ or exc})"
-        elif isinstance(exc, openai.APIStatusError) and exc.status_code in RETRY_STATUS:
-            what = f"HTTP {exc.status_code}: {_message(exc)}"
-        elif isinstance(exc, openai.APIStatusError):
-            hint = f" (is ${self.config.api_key_env} right?)" if exc.status_code in (401, 403) else ""
+        elif status in RETRY_STATUS:
+            what = f"HTTP {status}: {message}"
+        elif status is not None:
+            hint = f" (is ${self.config.api_key_env} right?)" if status in (401, 403) else ""
             raise ModelUnavailable(
-                f"{host} answered HTTP {exc.status_code}{hint}: {_message(exc)}", attempts=tally.attempts,
-                status_code=exc.status_code,
-            ) from exc  # fmt: skip
+                f"{host} answered HTTP {status}{hint}: {message}", attempts=tally.attempts, status_code=status
+            ) from exc
         else:
             raise exc
         if attempt >= self.config.max_attempts:
@@ -186,54 +184,22 @@ class Transport:
             return min(retry_after, cap)
         return self._rng.uniform(0, min(cap, self.config.backoff_seconds * 2 ** (attempt - 1)))
 
-    # -- clients --------------------------------------------------------------------------------
-
-    def _client_options(self) -> dict[str, Any]:
-        return {
-            "base_url": self.config.base_url,
-            "api_key": self.config.api_key() or NO_KEY,
-            "timeout": self.config.timeout_seconds,
-            "max_retries": 0,
-        }
-
-    def _sync_client(self) -> openai.OpenAI:
-        with self._lock:
-            if self._sync is None:
-                import openai
-
-                self._sync = openai.OpenAI(**self._client_options())
-            return self._sync
-
-    def _async_client(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
-        """An async client and a semaphore per event loop (both are bound to the loop that uses them)."""
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            pair = self._async.get(loop)
-            if pair is None:
-                import openai
-
-                pair = (openai.AsyncOpenAI(**self._client_options()), asyncio.Semaphore(self.config.max_concurrency))
-                self._async[loop] = pair
-            return pair
-
     def close(self) -> None:
-        with self._lock:
-            if self._sync is not None:
-                self._sync.close()
-                self._sync = None
+        self.connections.close()
+
+    async def aclose(self) -> None:
+        await self.connections.aclose()
 
 
-def _message(exc: Exception) -> str:
+def _message(exc: Exception, key: str | None) -> str:
+    """The endpoint's error message, without the API key."""
     import openai
 
-    if isinstance(exc, openai.APIStatusError):
-        body = exc.body
-        if isinstance(body, dict):
-            error = body.get("error", body)
-            if isinstance(error, dict) and error.get("message"):
-                return str(error["message"])[:300]
-        return exc.response.text[:300] or str(exc)
-    return str(exc)[:300]
+    if not isinstance(exc, openai.APIStatusError):
+        return scrub(str(exc), key)[:300]
+    error = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else None
+    found = error.get("message") if isinstance(error, dict) else None
+    return scrub(str(found or exc.response.text or exc), key)[:300]
 
 
 def _retry_after(exc: Exception) -> float | None:

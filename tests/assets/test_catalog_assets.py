@@ -11,6 +11,7 @@ from skill_trees import small_tree
 from assets.catalog import skill_catalog
 from assets.curation import curated_skills
 from resources.lake import LakeResource
+from resources.llm import LlmResource
 from skill2env.lake.lake import Lake
 
 
@@ -34,7 +35,7 @@ def materialize_curation(instance: dg.DagsterInstance, home: Path, domain: str) 
         selection=[curated_skills],
         instance=instance,
         partition_key=domain,
-        resources={"lake": LakeResource(home=str(home))},
+        resources={"lake": LakeResource(home=str(home)), "llm": LlmResource(home=str(home))},
     )
 
 

@@ -6,7 +6,7 @@ import dagster as dg
 
 from skill2env.definitions import defs
 
-PUBLISHED_ASSETS = {"skills", "skill_files", "curated_skills"}
+PUBLISHED_ASSETS = {"skills", "skill_files", "curated_skills", "pattern_library", "pattern_selections"}
 
 
 def test_definitions_load_with_the_published_asset_keys() -> None:

@@ -21,6 +21,6 @@ def test_run_catalog_reports_progress_timings_and_the_funnel(tmp_path: Path, mon
     assert outcome.skills == 4
     assert "skill folders profiled: 4" in lines
     assert "skills curated: 4 of 4" in lines
-    assert set(outcome.step_seconds) == {"skill_catalog", "curated_skills"}
+    assert set(outcome.step_seconds) == {"skill_catalog", "pattern_library", "curated_skills", "pattern_selections"}
     total = outcome.funnel.filter(outcome.funnel["domain"] == "*").row(0, named=True)
     assert (total["found"], total["curated"]) == (4, 1)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from llm_server import ScriptedServer, text
 
-from skill2env.llm.errors import ModelNotConfigured
 from skill2env.llm.cache import CacheMode, ResponseCache
 from skill2env.llm.client import ModelClient
 from skill2env.llm.config import RoleConfig
+from skill2env.llm.errors import ModelNotConfigured
 from skill2env.llm.ledger import Ledger
 from skill2env.llm.prompts import render
 
@@ -38,8 +38,10 @@ def test_the_ledger_row_of_a_call(server: ScriptedServer, make_client: ClientFac
     server.script(text("fine", prompt_tokens=1000, completion_tokens=500))
     client = make_client(role="judge", price_input_per_1k=0.002, price_output_per_1k=0.01, cache=CacheMode.off)
 
-    client.complete(render("curator_settle", name="n", description="d", skill_md="body", truncated=False,
-                           undecided=[{"criterion": "practical", "reasons": ["workflow:unclear"], "evidence": []}]))  # fmt: skip
+    undecided = [{"criterion": "practical", "reasons": ["workflow:unclear"], "evidence": []}]
+    client.complete(
+        render("curator_settle", name="n", description="d", skill_md="b", truncated=False, undecided=undecided)
+    )
 
     (row,) = ledger.rows()
     assert row["role"] == "judge"

@@ -130,3 +130,18 @@ def test_a_body_that_is_not_a_completion_is_model_unavailable(
     server.script(Scripted(body=b'{"hello": "world"}'))
     with pytest.raises(ModelUnavailable, match="not a chat completion"):
         make_client().complete("hi")
+
+
+def test_a_key_echoed_in_an_error_never_reaches_the_error_or_the_ledger(
+    server: ScriptedServer, make_client: ClientFactory, ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ECHO_KEY", "local-secret-token")
+    server.script(status(401, "Incorrect API key provided: local-secret-token; also sk-proj-****abcd1234"))
+
+    with pytest.raises(ModelUnavailable) as caught:
+        make_client(api_key_env="ECHO_KEY").complete("hi")
+
+    assert "local-secret-token" not in str(caught.value)
+    message = ledger.rows()[0]["error_message"]
+    assert "Incorrect API key provided: ***; also ***" in message
+    assert "local-secret-token" not in message and "abcd1234" not in message

@@ -54,7 +54,8 @@ def test_tools_are_sent_as_json_schemas_and_a_call_comes_back_validated(
 
 
 def test_parallel_tool_calls_come_back_in_order(server: ScriptedServer, make_client: ClientFactory) -> None:
-    server.script(tool_calls(("read_file", {"path": "a.txt"}), ("read_file", {"path": "b.txt"}), ("run", {"command": "wc -l a.txt"})))  # fmt: skip
+    calls = [("read_file", {"path": "a.txt"}), ("read_file", {"path": "b.txt"}), ("run", {"command": "wc -l a.txt"})]
+    server.script(tool_calls(*calls))
 
     turn = make_client(role="solver").call_tools("read both", [RUN, READ], parallel=True)
 

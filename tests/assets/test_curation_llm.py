@@ -1,0 +1,122 @@
+"""`curated_skills` with a model curator: the model settles undecided skills, and materializing
+the same inputs twice spends zero tokens the second time (the ledger shows all cache hits)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from llm_server import Scripted, ScriptedServer, json_answer
+from skill_trees import small_tree, write_skill
+
+from skill2env.cli import main
+from skill2env.lake.lake import Lake
+
+ESSAY = (
+    """---
+name: service-patterns
+description: Notes on how to think about service boundaries in distributed systems.
+---
+
+# Service patterns
+
+"""
+    + "Service boundaries follow business capabilities, and each service owns its data. " * 12
+)
+
+
+def decide_all(request: dict[str, Any]) -> Scripted:
+    """Pass every criterion the curator asks about."""
+    asked = request["response_format"]["json_schema"]["schema"]["required"]
+    return json_answer({c: {"outcome": "pass", "reason": "workflow:clear", "explanation": "fine"} for c in asked})
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    with ScriptedServer(respond=decide_all) as running:
+        yield running
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SKILL2ENV_HOME", str(tmp_path / "home"))
+    for name in ("SKILL2ENV_LLM_BASE_URL", "SKILL2ENV_LLM_MODEL", "SKILL2ENV_LLM_CACHE"):
+        monkeypatch.setenv(name, "")  # restored (unset) after the test, whatever `run` sets
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def skills(tmp_path: Path) -> Path:
+    root = small_tree(tmp_path / "skills")
+    write_skill(root, "team/service-patterns", ESSAY)
+    return root
+
+
+def run(skills: Path, *flags: str) -> None:
+    result = CliRunner().invoke(main, ["run", "--skills", str(skills), "--workers", "1", *flags])
+    assert result.exit_code == 0, result.output
+
+
+def test_materializing_twice_spends_zero_tokens_the_second_time(
+    server: ScriptedServer, home: Path, skills: Path
+) -> None:
+    flags = ("--llm-base-url", server.base_url, "--llm-model", "scripted-model")
+    run(skills, *flags)
+    asked = len(server.requests)
+    run(skills, *flags)
+
+    assert asked >= 1
+    assert len(server.requests) == asked  # the second run never reached the endpoint
+    lake = Lake(home / "lake.duckdb")
+    by_run = lake.query(
+        "SELECT run_id, count(*) AS calls, bool_and(cache_hit) AS all_hits, sum(input_tokens + output_tokens) AS spent,"
+        " sum(cached_input_tokens + cached_output_tokens) AS saved, min(called_at) AS first"
+        " FROM llm_calls GROUP BY run_id ORDER BY first"
+    ).rows()
+    (first_run, first_calls, first_hits, first_spent, _, _), (_, calls, all_hits, spent, saved, _) = by_run
+    assert (first_calls, first_hits) == (asked, False) and first_spent > 0
+    assert (calls, all_hits, spent) == (asked, True, 0)
+    assert saved == first_spent
+    rows = lake.query("SELECT DISTINCT role, model, asset_key, template_id, status FROM llm_calls").rows()
+    assert rows == [("curator", "scripted-model", "curated_skills", "curator_settle", "ok")]
+
+    verdicts = json.loads(lake.query("SELECT verdicts FROM curated_skills WHERE path = 'team/service-patterns'").item())
+    assert verdicts["practical"]["outcome"] == "pass"
+    assert verdicts["practical"]["decided_by"] == "curator:scripted-model"
+    assert lake.query("SELECT curated FROM curated_skills WHERE path = 'team/service-patterns'").item() is True
+
+    usage = CliRunner().invoke(main, ["sql", "SELECT * FROM llm_usage", "--format", "json"])
+    assert usage.exit_code == 0, usage.output
+    (day,) = json.loads(usage.stdout)
+    assert (day["role"], day["asset_key"], day["calls"], day["cache_hits"]) == ("curator", "curated_skills", 2 * asked,
+                                                                                 asked)  # fmt: skip
+    assert day["tokens_spent"] == first_spent and day["tokens_saved"] == first_spent
+    assert first_run != by_run[1][0]
+
+
+def test_without_a_model_curation_is_rules_only_and_nothing_is_called(home: Path, skills: Path) -> None:
+    run(skills)
+
+    lake = Lake(home / "lake.duckdb")
+    assert lake.query("SELECT count(*) FROM llm_calls").item() == 0
+    row = lake.query("SELECT practical, verdicts FROM curated_skills WHERE path = 'team/service-patterns'").row(0)
+    assert row[0] == "undecided"
+    assert json.loads(row[1])["practical"]["decided_by"] == "rules"
+
+
+def test_an_unreachable_endpoint_leaves_skills_undecided_and_records_why(
+    server: ScriptedServer, home: Path, skills: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKILL2ENV_LLM_CURATOR_MAX_ATTEMPTS", "1")
+    server.respond = lambda request: Scripted(status=503, body=b'{"error": {"message": "overloaded"}}')
+    run(skills, "--llm-base-url", server.base_url, "--llm-model", "scripted-model")
+
+    lake = Lake(home / "lake.duckdb")
+    reasons = lake.query("SELECT practical_reasons FROM curated_skills WHERE path = 'team/service-patterns'").item()
+    assert list(reasons) == ["workflow:unclear", "curator:unavailable"]
+    errors = lake.query("SELECT DISTINCT status, error_class, error_kind FROM llm_calls").rows()
+    assert errors == [("error", "ModelUnavailable", "infrastructure")]

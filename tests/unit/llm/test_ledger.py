@@ -1,0 +1,54 @@
+"""The ledger goes to the lake's `llm_calls` in bulk; failures are rows too."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from llm_server import ScriptedServer, status, text
+
+from skill2env.lake.lake import Lake
+from skill2env.llm.errors import ModelUnavailable
+from skill2env.llm.ledger import LLM_CALLS_SCHEMA, Ledger
+
+from .conftest import ClientFactory
+
+
+def test_calls_and_failures_are_flushed_to_llm_calls_in_one_append(
+    server: ScriptedServer, make_client: ClientFactory, ledger: Ledger, lake: Lake
+) -> None:
+    server.script(text("a"), status(500), status(500))
+    client = make_client(max_attempts=2)
+    client.complete("one")
+    client.complete("one")  # a cache hit
+    with pytest.raises(ModelUnavailable):
+        client.complete("two")
+
+    assert ledger.flush(lake) == 3
+    assert len(ledger) == 0
+    rows = lake.query("SELECT status, cache_hit, error_class, attempts FROM llm_calls ORDER BY called_at")
+    assert rows.rows() == [("ok", False, None, 1), ("ok", True, None, 1), ("error", False, "ModelUnavailable", 2)]
+    assert ledger.flush(lake) == 0
+
+
+def test_a_failed_flush_keeps_the_rows(
+    server: ScriptedServer, make_client: ClientFactory, ledger: Ledger, lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.script(text("a"))
+    make_client().complete("one")
+
+    def broken(table: str, frame: pl.DataFrame) -> int:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(lake, "append", broken)
+    with pytest.raises(OSError, match="disk full"):
+        ledger.flush(lake)
+    monkeypatch.undo()
+
+    assert len(ledger) == 1
+    assert ledger.flush(lake) == 1
+
+
+def test_the_frame_has_the_table_schema(server: ScriptedServer, make_client: ClientFactory, ledger: Ledger) -> None:
+    server.script(text("a"))
+    make_client().complete("one")
+    assert ledger.frame().schema == LLM_CALLS_SCHEMA

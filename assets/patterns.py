@@ -7,10 +7,12 @@ import dagster as dg
 from assets.partitions import domain_partitions
 from assets.progress import progress_logger
 from resources.lake import LakeResource
+from resources.llm import LlmResource
 from skill2env.formatting import markdown_table
 from skill2env.lake.lake import TableWrite
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.patterns.library import current_pool, pool_from_library
+from skill2env.patterns.model_chooser import model_pattern_chooser
 from skill2env.patterns.selection import SelectionPolicy, select_patterns
 from skill2env.patterns.tables import library_frame, selections_frame
 from skill2env.patterns.traits import SkillProfile
@@ -54,7 +56,7 @@ class SelectionConfig(dg.Config):
     pool="lake",
 )
 def pattern_selections(
-    context: dg.AssetExecutionContext, config: SelectionConfig, lake: LakeResource
+    context: dg.AssetExecutionContext, config: SelectionConfig, lake: LakeResource, llm: LlmResource
 ) -> dg.MaterializeResult:
     """For each curated skill of a domain: 3–5 compatible patterns that fit one goal, each with a rationale."""
     store = lake.lake()
@@ -63,10 +65,13 @@ def pattern_selections(
     domains = list(context.partition_keys)
     report = progress_logger(context, "skills given patterns")
     writes, done = [], 0
-    with store.reading() as reader:
+    with llm.session(context, store) as models, store.reading() as reader:
+        chooser = model_pattern_chooser(models)
+        context.log.info(f"pattern chooser: {chooser.chooser if chooser else models.why_not_configured('author')}")
+        select = chooser.select if chooser else select_patterns
         for domain in domains:
             rows = reader.query(load_sql("queries/selection_inputs_of_domain"), {"domain": domain})
-            selections = [select_patterns(SkillProfile.from_row(r), pool, policy) for r in rows.iter_rows(named=True)]
+            selections = [select(SkillProfile.from_row(r), pool, policy) for r in rows.iter_rows(named=True)]
             done += len(selections)
             report(done)
             frame = selections_frame(selections, pool.digest)

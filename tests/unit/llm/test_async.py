@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+from llm_fixtures import ClientFactory
 from llm_server import ScriptedServer, json_answer, slow, status, text, tool_calls
 from pydantic import BaseModel
 
 from skill2env.llm.cache import CacheMode
 from skill2env.llm.ledger import Ledger
 from skill2env.llm.tools import Tool
-
-from .conftest import ClientFactory
 
 
 class Answer(BaseModel):

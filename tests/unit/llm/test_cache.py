@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from llm_fixtures import ClientFactory
 from llm_server import ScriptedServer, json_answer, status, text
 from pydantic import BaseModel
 
 from skill2env.llm.cache import CacheEntry, CacheMode, ResponseCache
 from skill2env.llm.errors import ModelCacheMiss, ModelRequestRejected, ModelUnavailable
 from skill2env.llm.ledger import Ledger
-
-from .conftest import ClientFactory
 
 
 class Answer(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from llm_fixtures import ClientFactory
 from llm_server import ScriptedServer, text
 
 from skill2env.llm.cache import CacheMode, ResponseCache
@@ -11,8 +12,6 @@ from skill2env.llm.config import RoleConfig
 from skill2env.llm.errors import ModelNotConfigured
 from skill2env.llm.ledger import Ledger
 from skill2env.llm.prompts import render
-
-from .conftest import ClientFactory
 
 
 def test_a_call_sends_the_role_settings_and_returns_the_answer(

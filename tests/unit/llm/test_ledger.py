@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from llm_fixtures import ClientFactory
 from llm_server import ScriptedServer, status, text
 
 from skill2env.lake.lake import Lake
 from skill2env.llm.errors import ModelUnavailable
 from skill2env.llm.ledger import LLM_CALLS_SCHEMA, Ledger
-
-from .conftest import ClientFactory
 
 
 def test_calls_and_failures_are_flushed_to_llm_calls_in_one_append(

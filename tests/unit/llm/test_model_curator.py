@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from llm_fixtures import ClientFactory
 from llm_server import ScriptedServer, json_answer, refusal, status, text
 
 from skill2env.catalog.models import SkillRecord, SkillStatus
@@ -12,8 +13,6 @@ from skill2env.curation.model_curator import BREAKER_AFTER, ModelCurator
 from skill2env.curation.models import Criterion, Outcome, Verdict
 from skill2env.llm.cache import CacheMode
 from skill2env.llm.ledger import Ledger
-
-from .conftest import ClientFactory
 
 ESSAY = "# Patterns\n\n" + "Service boundaries follow business capabilities, and each service owns its data. " * 20
 

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from llm_fixtures import ClientFactory
 from llm_server import ScriptedServer, drop, slow, status, text
 
 from skill2env.llm.cache import CacheMode, ResponseCache
@@ -14,8 +15,6 @@ from skill2env.llm.client import ModelClient
 from skill2env.llm.config import RoleConfig
 from skill2env.llm.errors import ModelRequestRejected, ModelUnavailable
 from skill2env.llm.ledger import Ledger
-
-from .conftest import ClientFactory
 
 
 def test_429_waits_for_retry_after_then_succeeds(

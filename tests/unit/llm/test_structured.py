@@ -6,14 +6,13 @@ import json
 from typing import Literal
 
 import pytest
+from llm_fixtures import ClientFactory
 from llm_server import ScriptedServer, json_answer, refusal, status, text, truncated
 from pydantic import BaseModel, Field
 
 from skill2env.llm.errors import ModelOutputInvalid, ModelRefused, ModelRequestRejected, ModelTruncated
 from skill2env.llm.ledger import Ledger
 from skill2env.llm.structured import extract_json, response_schema
-
-from .conftest import ClientFactory
 
 
 class Step(BaseModel):

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from llm_fixtures import ClientFactory
 from llm_server import ScriptedServer, text, tool_calls
 from pydantic import BaseModel, Field
 
 from skill2env.llm.errors import ModelOutputInvalid
 from skill2env.llm.ledger import Ledger
 from skill2env.llm.tools import Tool, tool_result_message
-
-from .conftest import ClientFactory
 
 
 class RunArgs(BaseModel):

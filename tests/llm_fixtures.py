@@ -1,4 +1,4 @@
-"""Fixtures for the model client's tests: a scripted server and clients pointed at it."""
+"""Fixtures for tests that call a model: a scripted server and clients pointed at it (a pytest plugin)."""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ class SelectionPolicy:
     new_capability_bonus: float = 1.0
     """Added to a pattern whose capability the selection does not cover yet."""
     focus_weight: float = 1.5
-    tie_break: float = 0.25
+    tie_break: float = 0.6
     """Largest per-(skill, pattern) hash-derived nudge, so equally good patterns spread over skills."""
 
     def __post_init__(self) -> None:

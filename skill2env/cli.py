@@ -216,3 +216,12 @@ def doctor(home: Path | None, timeout: float) -> None:
         console.print("No model configured: the pipeline runs its offline paths (rules-only curation).")
     elif not all(check.answers for check in checks.values()):
         sys.exit(1)
+
+
+def _register_groups() -> None:
+    from skill2env.sandbox.cli import sandbox
+
+    main.add_command(sandbox)
+
+
+_register_groups()

@@ -21,6 +21,7 @@ KILL_GRACE_S = 5
 """After a command's timeout it gets SIGTERM, and SIGKILL this many seconds later (`timeout -k`)."""
 TIMEOUT_EXIT_CODES = frozenset({124, 137})
 """What `timeout -k` exits with when it had to stop the command (SIGTERM honoured / SIGKILL needed)."""
+SANDBOX_TMP = "/tmp"  # noqa: S108 — a path inside the sandbox, private to it
 AGENT_USER = "agent"
 ROOT_USER = "root"
 
@@ -93,7 +94,8 @@ def owner_is_alive(token: str) -> bool:
         return False
     if boot != _boot_id():
         return False
-    return _process_start_time(int(pid_text)) == started
+    alive = _process_start_time(int(pid_text))
+    return alive != "" and alive == started
 
 
 def _boot_id() -> str:
@@ -104,12 +106,14 @@ def _boot_id() -> str:
 
 
 def _process_start_time(pid: int) -> str:
+    """The process's start time in clock ticks since boot; '' when it is gone or a zombie."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return ""
     # The command name (field 2) may hold spaces or parentheses; fields after it are plain.
-    return stat.rsplit(")", 1)[1].split()[19]
+    fields = stat.rsplit(")", 1)[1].split()
+    return "" if fields[0] in ("Z", "X") else fields[19]
 
 
 def shell_command(cmd: str | Sequence[str]) -> list[str]:

@@ -98,9 +98,12 @@ class BaseImageBuild(BaseModel):
 
 
 def find_base_image(client: docker.DockerClient, recipe: BaseImageRecipe) -> str | None:
-    """The id of the image built from `recipe`, if there is one."""
-    images = client.images.list(filters={"label": f"{RECIPE_DIGEST_LABEL}={recipe.digest}"})
-    return images[0].id if images else None
+    """The id of the image built from `recipe`, if there is one. By tag: images built FROM it inherit its label."""
+    try:
+        image = client.images.get(recipe.tag)
+    except ImageNotFound:
+        return None
+    return image.id if image.labels.get(RECIPE_DIGEST_LABEL) == recipe.digest else None
 
 
 def ensure_base_image(
@@ -122,9 +125,7 @@ def ensure_base_image(
     existing = None if force else find_base_image(client, recipe)
     if existing is not None:
         _tag_latest(client, existing, recipe)
-        return BaseImageBuild(
-            image_id=existing, tag=recipe.tag, recipe_digest=recipe.digest, built=False, seconds=0.0
-        )
+        return BaseImageBuild(image_id=existing, tag=recipe.tag, recipe_digest=recipe.digest, built=False, seconds=0.0)
     _require_build_tools()
     with tempfile.TemporaryDirectory(prefix="skill2env-base-", dir=_scratch_dir()) as scratch:
         root = Path(scratch) / "rootfs"
@@ -156,7 +157,7 @@ def _require_build_tools() -> None:
 
 def _scratch_dir() -> str:
     """Large and on disk (a root filesystem of ~1 GiB), not a RAM-backed /tmp."""
-    scratch = Path(os.environ.get("SKILL2ENV_BUILD_DIR", "/var/tmp"))
+    scratch = Path(os.environ.get("SKILL2ENV_BUILD_DIR", "/var/tmp"))  # noqa: S108 — mkdtemp'd below
     scratch.mkdir(parents=True, exist_ok=True)
     return str(scratch)
 
@@ -179,6 +180,7 @@ def _debootstrap(root: Path, recipe: BaseImageRecipe, mirror: str, log: Log) -> 
 
 
 def _install_layers(root: Path, recipe: BaseImageRecipe, log: Log) -> None:
+    log(f"apt-get upgrade from {recipe.suite}, {recipe.suite}-updates, {recipe.suite}-security")
     _chroot(root, "apt-get update -q && apt-get -y -q upgrade", log, "apt-get upgrade")
     for group, packages in recipe.layers.items():
         log(f"installing {group}: {' '.join(packages)}")
@@ -230,7 +232,7 @@ def _import(client: docker.DockerClient, tarball: Path, recipe: BaseImageRecipe,
     repository, tag = recipe.tag.split(":")
     try:
         client.api.import_image(src=str(tarball), repository=repository, tag=tag, changes=changes)
-        return client.images.get(recipe.tag).id
+        return str(client.images.get(recipe.tag).id)
     except DockerException as exc:
         raise ImageBuildError(f"docker import of the base root filesystem failed: {exc}") from exc
 

@@ -14,6 +14,7 @@ plain directory (file size capped per file, not in total).
 from __future__ import annotations
 
 import os
+import posixpath
 import selectors
 import shutil
 import subprocess
@@ -21,10 +22,12 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
 from skill2env.sandbox.base import (
     AGENT_USER,
     DEFAULT_EXEC_TIMEOUT_S,
     ROOT_USER,
+    SANDBOX_TMP,
     ExecResult,
     Sandbox,
     SandboxLimits,
@@ -41,11 +44,13 @@ from skill2env.sandbox.errors import (
     SandboxTimeout,
     SandboxUnavailable,
 )
-from skill2env.sandbox.reaper import OWNER_FILE, reap_bwrap, remove_rollout_dir
+from skill2env.sandbox.reaper import OWNER_FILE, ROLLOUT_FS, reap_bwrap, remove_rollout_dir
 from skill2env.sandbox.task import TaskDir
 
 HOST_UID = int(os.environ.get("SKILL2ENV_BWRAP_UID", "61000"))
 """The unprivileged host uid commands run as when skill2env runs as root (no other process should use it)."""
+STORAGE_CAP_MB = int(os.environ.get("SKILL2ENV_BWRAP_STORAGE_CAP_MB", "2048"))
+"""The rollout tmpfs is host RAM outside any memory cgroup, so Harbor's 10 GiB default storage is capped."""
 SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 SYSTEM_ETC = (
     "alternatives",
@@ -65,19 +70,20 @@ SYSTEM_ETC = (
     "python3",
     "python3.11",
     "services",
-    "ssl",
+    "ssl/certs",
+    "ssl/openssl.cnf",
 )
 """What of the host's /etc a command sees: what programs need to run, nothing about the host."""
-PRIVATE_DIRS = {"/tmp": "tmp", "/logs": "logs"}
+PRIVATE_DIRS = {SANDBOX_TMP: "tmp", "/logs": "logs"}
 READ_ONLY_DIRS = {"/tests": "tests", "/solution": "solution"}
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 KILLED_EXIT_CODE = 137
 
 
 def bwrap_root() -> Path:
-    """Where rollouts keep their directories: `$SKILL2ENV_BWRAP_DIR`, else `<tmp>/skill2env-bwrap`."""
+    """Where rollouts keep their directories: `$SKILL2ENV_BWRAP_DIR`, else `<tmp>/skill2env-bwrap-<uid>`."""
     configured = os.environ.get("SKILL2ENV_BWRAP_DIR")
-    return Path(configured) if configured else Path(tempfile.gettempdir()) / "skill2env-bwrap"
+    return Path(configured) if configured else Path(tempfile.gettempdir()) / f"skill2env-bwrap-{os.geteuid()}"
 
 
 def bwrap_available() -> bool:
@@ -115,7 +121,7 @@ class BwrapSandbox(Sandbox):
 
     @property
     def _fs(self) -> Path:
-        return self.rollout_dir / "fs"
+        return self.rollout_dir / ROLLOUT_FS
 
     def _mounts(self) -> dict[str, Path]:
         """Sandbox path → host directory, for every private mount."""
@@ -147,7 +153,8 @@ class BwrapSandbox(Sandbox):
         fs = self._fs
         fs.mkdir()
         if self._as_root:
-            options = f"size={self.limits.storage_mb}m,mode=0755,uid={self._host_uid},gid={self._host_gid}"
+            size_mb = min(self.limits.storage_mb, STORAGE_CAP_MB)
+            options = f"size={size_mb}m,mode=0755,uid={self._host_uid},gid={self._host_gid}"
             mounted = subprocess.run(
                 ["mount", "-t", "tmpfs", "-o", options, "skill2env-bwrap", str(fs)],
                 capture_output=True,
@@ -160,27 +167,41 @@ class BwrapSandbox(Sandbox):
             host_dir.mkdir(parents=True, exist_ok=True)
         if task.workspace_dir.is_dir():
             shutil.copytree(task.workspace_dir, fs / "workspace", symlinks=True, dirs_exist_ok=True)
-        etc = self.rollout_dir / "etc"
+        self._make_etc(self.rollout_dir / "etc")
+        self._hand_over(fs)
+
+    def _make_etc(self, etc: Path) -> None:
+        """The sandbox's /etc: copies of what programs need from the host's, and its own users. One
+        bind mount instead of one per file, because every mount costs each command time."""
         etc.mkdir()
+        for name in SYSTEM_ETC:
+            host, copy = Path("/etc", name), etc / name
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            if host.is_dir() and not host.is_symlink():
+                shutil.copytree(host, copy, symlinks=True, ignore=_unreadable_by_others)
+            elif host.is_symlink() or (host.exists() and host.stat().st_mode & 0o004):
+                shutil.copy2(host, copy, follow_symlinks=False)
         (etc / "passwd").write_text(
-            f"root:x:0:0:root:/tmp:/bin/bash\n{SANDBOX_USER}:x:{SANDBOX_UID}:{SANDBOX_UID}::/tmp:/bin/bash\n"
+            f"root:x:0:0:root:{SANDBOX_TMP}:/bin/bash\n"
+            f"{SANDBOX_USER}:x:{SANDBOX_UID}:{SANDBOX_UID}::{SANDBOX_TMP}:/bin/bash\n"
         )
         (etc / "group").write_text(f"root:x:0:\n{SANDBOX_USER}:x:{SANDBOX_UID}:\n")
         (etc / "hostname").write_text("sandbox\n")
-        self._hand_over(fs)
 
     def _hand_over(self, path: Path) -> None:
         """Give a host path (recursively) to the sandbox's host uid; the read-only mounts stay root's."""
         if not self._as_root:
             return
         read_only = {self._fs / name for name in READ_ONLY_DIRS.values()}
+        if any(path == top or path.is_relative_to(top) for top in read_only):
+            return
+        os.chown(path, self._host_uid, self._host_gid, follow_symlinks=False)
+        if not path.is_dir() or path.is_symlink():
+            return
         for current, dirs, files in os.walk(path):
-            if Path(current) in read_only:
-                continue
-            os.chown(current, self._host_uid, self._host_gid, follow_symlinks=False)
+            dirs[:] = [d for d in dirs if Path(current, d) not in read_only]
             for name in files + dirs:
-                if Path(current, name) not in read_only:
-                    os.chown(Path(current, name), self._host_uid, self._host_gid, follow_symlinks=False)
+                os.chown(Path(current, name), self._host_uid, self._host_gid, follow_symlinks=False)
 
     def exec(
         self,
@@ -191,7 +212,8 @@ class BwrapSandbox(Sandbox):
         env: Mapping[str, str] | None = None,
         user: str = AGENT_USER,
     ) -> ExecResult:
-        self.rollout_dir  # noqa: B018 — raises when not running
+        if self._dir is None:
+            raise SandboxNotRunning("the bwrap sandbox is not running (not started, or stopped)")
         remaining = self._deadline - time.monotonic()
         if remaining <= 0:
             raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
@@ -246,7 +268,7 @@ class BwrapSandbox(Sandbox):
         ]
 
     def _bwrap_args(self, cwd: str | None, env: Mapping[str, str] | None, user: str) -> list[str]:
-        args = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        args = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         if self.limits.network:
             args.append("--share-net")
         uid = 0 if user == ROOT_USER else SANDBOX_UID
@@ -254,20 +276,16 @@ class BwrapSandbox(Sandbox):
         for name in SYSTEM_DIRS:
             host = Path("/", name)
             if host.is_symlink():
-                args += ["--symlink", os.readlink(host), f"/{name}"]
+                args += ["--symlink", str(host.readlink()), f"/{name}"]
             elif host.is_dir():
                 args += ["--ro-bind", str(host), f"/{name}"]
-        for name in SYSTEM_ETC:
-            if Path("/etc", name).exists():
-                args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-        for name in ("passwd", "group", "hostname"):
-            args += ["--ro-bind", str(self.rollout_dir / "etc" / name), f"/etc/{name}"]
+        args += ["--ro-bind", str(self.rollout_dir / "etc"), "/etc"]
         args += ["--proc", "/proc", "--dev", "/dev"]
         for path, host_dir in self._mounts().items():
             option = "--ro-bind" if path in READ_ONLY_DIRS else "--bind"
             args += [option, str(host_dir), path]
         args += ["--remount-ro", "/", "--chdir", cwd or self.workspace, "--clearenv"]
-        variables = {"PATH": SANDBOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "USER": user}
+        variables = {"PATH": SANDBOX_PATH, "HOME": SANDBOX_TMP, "LANG": "C.UTF-8", "USER": user}
         variables.update(self.limits.environment)
         variables.update(env or {})
         for key, value in variables.items():
@@ -276,10 +294,12 @@ class BwrapSandbox(Sandbox):
 
     def _host_path(self, path: str, *, writable: bool) -> Path:
         """The host path behind a sandbox path, refusing anything that resolves outside its mount."""
-        normalized = os.path.normpath(os.path.join(self.workspace, path))
+        normalized = posixpath.normpath(posixpath.join(self.workspace, path))
         for mount, host_dir in self._mounts().items():
             if normalized == mount or normalized.startswith(mount.rstrip("/") + "/"):
-                candidate = host_dir / os.path.relpath(normalized, mount)
+                if normalized == mount:
+                    return host_dir
+                candidate = host_dir / posixpath.relpath(normalized, mount)
                 checked = candidate.parent if writable else candidate
                 if not checked.resolve().is_relative_to(host_dir.resolve()):
                     raise SandboxPathError(f"{path} leads outside the sandbox's {mount} through a link")
@@ -331,6 +351,16 @@ class BwrapSandbox(Sandbox):
         rollout, self._dir = self._dir, None
         if rollout is not None:
             remove_rollout_dir(rollout)
+
+
+def _unreadable_by_others(directory: str, names: list[str]) -> set[str]:
+    """What a copy of the host's /etc leaves out: anything not world-readable (keys, shadow files)."""
+    skipped = set()
+    for name in names:
+        path = Path(directory, name)
+        if not path.is_symlink() and not path.stat().st_mode & 0o004:
+            skipped.add(name)
+    return skipped
 
 
 def _collect(process: subprocess.Popen[bytes], deadline: float, limit: int) -> tuple[str, str, bool, bool]:

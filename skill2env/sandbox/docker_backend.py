@@ -12,13 +12,16 @@ engine's archive calls (`put_archive`) write beneath a `--tmpfs` mount and the f
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 import posixpath
 import shutil
 import tarfile
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +36,7 @@ from skill2env.sandbox.base import (
     DEFAULT_EXEC_TIMEOUT_S,
     KILL_GRACE_S,
     ROOT_USER,
+    SANDBOX_TMP,
     TIMEOUT_EXIT_CODES,
     ExecResult,
     Sandbox,
@@ -134,9 +138,9 @@ class DockerSandbox(Sandbox):
                     Ulimit(name="nofile", soft=self.limits.open_files, hard=self.limits.open_files),
                     Ulimit(name="core", soft=0, hard=0),
                 ],
-                tmpfs={"/tmp": f"rw,nosuid,nodev,exec,size={self.limits.tmp_mb}m,mode=1777"},
+                tmpfs={SANDBOX_TMP: f"rw,nosuid,nodev,exec,size={self.limits.tmp_mb}m,mode=1777"},
                 mounts=mounts,
-                environment={"HOME": "/tmp", **self.limits.environment},
+                environment={"HOME": SANDBOX_TMP, **self.limits.environment},
                 working_dir=task.workdir,
                 hostname="sandbox",
                 labels=labels,
@@ -253,6 +257,8 @@ class DockerSandbox(Sandbox):
     def write_file(self, path: str, data: bytes | str) -> None:
         payload = data.encode() if isinstance(data, str) else data
         mount, relative = self._writable_mount(path)
+        if relative == ".":
+            raise SandboxPathError(f"{path} is a directory")
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode="w") as archive:
             uid = self._owner_uid(mount)
@@ -266,6 +272,8 @@ class DockerSandbox(Sandbox):
         if not source.exists():
             raise SandboxPathError(f"{source} does not exist on the host")
         mount, relative = self._writable_mount(destination)
+        if relative == "." and not source.is_dir():
+            raise SandboxPathError(f"{destination} is a directory")
         uid = self._owner_uid(mount)
 
         def owned(entry: tarfile.TarInfo) -> tarfile.TarInfo:
@@ -282,7 +290,7 @@ class DockerSandbox(Sandbox):
 
     def copy_out(self, source: str, destination: Path) -> None:
         with tempfile.TemporaryDirectory() as scratch, self._archive(source) as archive:
-            archive.extractall(scratch, filter="tar")
+            archive.extractall(scratch, filter=_owned_by_caller)  # noqa: S202 — the filter refuses escapes
             extracted = Path(scratch) / posixpath.basename(source.rstrip("/"))
             destination.parent.mkdir(parents=True, exist_ok=True)
             if destination.exists():
@@ -290,17 +298,23 @@ class DockerSandbox(Sandbox):
             else:
                 shutil.move(extracted, destination)
 
-    def _archive(self, path: str) -> _ArchiveReader:
-        container = self._running()
+    @contextmanager
+    def _archive(self, path: str) -> Iterator[tarfile.TarFile]:
+        """The tar stream of `path`, spooled to disk past a few MiB so large trees do not sit in memory."""
         try:
-            chunks, stat = self.client.api.get_archive(container.id, self._absolute(path))
+            chunks, stat = self.client.api.get_archive(self.container_id, self._absolute(path))
         except NotFound as exc:
             raise SandboxPathError(f"{path} does not exist in the sandbox") from exc
         except APIError as exc:
             raise SandboxPathError(f"{path} cannot be read: {exc.explanation}") from exc
         if stat.get("size", 0) > MAX_READ_BYTES:
             raise SandboxPathError(f"{path} is larger than {MAX_READ_BYTES >> 20} MiB")
-        return _ArchiveReader(chunks)
+        with tempfile.SpooledTemporaryFile(max_size=8 << 20) as spool:
+            for chunk in chunks:
+                spool.write(chunk)
+            spool.seek(0)
+            with tarfile.open(fileobj=spool, mode="r:") as archive:
+                yield archive
 
     def _absolute(self, path: str) -> str:
         """A sandbox path, relative ones taken from the workspace."""
@@ -309,7 +323,7 @@ class DockerSandbox(Sandbox):
     def _writable_mount(self, path: str) -> tuple[str, str]:
         normalized = self._absolute(path)
         for mount in (self.workspace, *HARBOR_DIRS_MB):
-            if normalized.startswith(mount.rstrip("/") + "/"):
+            if normalized == mount or normalized.startswith(mount.rstrip("/") + "/"):
                 return mount, posixpath.relpath(normalized, mount)
         raise SandboxPathError(
             f"{path} is not under a writable volume ({self.workspace}, {', '.join(HARBOR_DIRS_MB)}); "
@@ -321,7 +335,7 @@ class DockerSandbox(Sandbox):
 
     def _put(self, mount: str, data: bytes | Any) -> None:
         try:
-            self.client.api.put_archive(self._running().id, mount, data)
+            self.client.api.put_archive(self.container_id, mount, data)
         except APIError as exc:
             raise SandboxPathError(f"writing under {mount} failed: {exc.explanation}") from exc
 
@@ -336,28 +350,8 @@ class DockerSandbox(Sandbox):
                 raise SandboxCrashed(f"removing container {container.id} failed: {exc}") from exc
         volumes, self._volumes = self._volumes, []
         for name in volumes:
-            try:
+            with contextlib.suppress(NotFound):
                 self.client.volumes.get(name).remove(force=True)
-            except NotFound:
-                pass
-
-
-class _ArchiveReader:
-    """A tar stream from `get_archive`, spooled to disk so large trees do not sit in memory."""
-
-    def __init__(self, chunks: Iterator[bytes]) -> None:
-        self._spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)
-        for chunk in chunks:
-            self._spool.write(chunk)
-        self._spool.seek(0)
-        self._archive = tarfile.open(fileobj=self._spool, mode="r:")
-
-    def __enter__(self) -> tarfile.TarFile:
-        return self._archive
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._archive.close()
-        self._spool.close()
 
 
 def _drain(stream: Iterator[tuple[bytes | None, bytes | None]], limits: SandboxLimits) -> tuple[str, str, bool]:
@@ -373,6 +367,12 @@ def _drain(stream: Iterator[tuple[bytes | None, bytes | None]], limits: SandboxL
             if room > 0:
                 kept[index] += chunk[:room]
     return kept[0].decode(errors="replace"), kept[1].decode(errors="replace"), truncated
+
+
+def _owned_by_caller(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo:
+    """Tar's safety filter (no absolute paths, no escaping links, no setuid bits), files owned by us."""
+    safe = tarfile.tar_filter(member, destination)
+    return safe.replace(uid=os.getuid(), gid=os.getgid(), uname="", gname="", deep=False)
 
 
 def _add_parents(archive: tarfile.TarFile, relative: str, uid: int) -> None:
@@ -394,4 +394,3 @@ def _merge_into(extracted: Path, destination: Path) -> None:
                 shutil.move(child, target)
         return
     shutil.move(extracted, destination)
-

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import docker
 from docker.errors import DockerException
+from pydantic import BaseModel
 
 from skill2env.sandbox.errors import SandboxUnavailable
 
@@ -62,3 +63,81 @@ def start_dockerd(*, log_path: Path = DOCKERD_LOG, wait_s: float = 60.0) -> None
             return
         time.sleep(0.5)
     raise SandboxUnavailable(f"dockerd did not answer within {wait_s:.0f} s; see {log_path}")
+
+
+class Check(BaseModel):
+    """One line of `skill2env sandbox doctor`."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    """What to do when it is not ok."""
+
+
+def doctor() -> list[Check]:
+    """What this machine offers each backend, and what to do about what is missing."""
+    from skill2env.sandbox.base_image import BaseImageRecipe, find_base_image
+    from skill2env.sandbox.bwrap_backend import bwrap_available
+
+    setup = "run `make sandbox` (scripts/setup-sandbox.sh) as root"
+    checks = [
+        _tool_check("dockerd", "apt-get install docker.io"),
+        _tool_check("debootstrap", "apt-get install debootstrap"),
+    ]
+    client = None
+    try:
+        client = docker_client(timeout=10)
+        version = client.version()
+        checks.append(Check(name="docker engine", ok=True, detail=f"Docker {version.get('Version')} answers"))
+    except SandboxUnavailable as exc:
+        checks.append(Check(name="docker engine", ok=False, detail=str(exc).split(";")[0], fix=setup))
+    if client is not None:
+        recipe = BaseImageRecipe()
+        image = find_base_image(client, recipe)
+        checks.append(
+            Check(
+                name="base image",
+                ok=image is not None,
+                detail=f"{recipe.tag} ({image[:19]})" if image else f"{recipe.tag} is not built",
+                fix="skill2env sandbox build-base",
+            )
+        )
+        client.close()
+    checks.append(
+        Check(
+            name="bubblewrap",
+            ok=bwrap_available() and _bwrap_runs(),
+            detail=_version("bwrap") or "bwrap not installed",
+            fix="apt-get install bubblewrap; unprivileged user namespaces must be allowed",
+        )
+    )
+    root = os.geteuid() == 0
+    checks.append(
+        Check(
+            name="root",
+            ok=root,
+            detail="running as root" if root else "not root: bwrap workspaces are not size-limited",
+            fix="run as root to build the base image and to bound bwrap workspaces",
+        )
+    )
+    return checks
+
+
+def _tool_check(tool: str, fix: str) -> Check:
+    path = shutil.which(tool)
+    return Check(name=tool, ok=path is not None, detail=path or f"{tool} not installed", fix=fix)
+
+
+def _version(tool: str) -> str:
+    if shutil.which(tool) is None:
+        return ""
+    completed = subprocess.run([tool, "--version"], capture_output=True, text=True, check=False)
+    return completed.stdout.strip().splitlines()[0] if completed.stdout.strip() else ""
+
+
+def _bwrap_runs() -> bool:
+    """Whether bwrap can create the namespaces a sandbox needs here (user namespaces may be forbidden)."""
+    probe = ["bwrap", "--unshare-all", "--unshare-user", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin"]
+    probe += ["--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "true"]
+    return subprocess.run(probe, capture_output=True, check=False).returncode == 0

@@ -22,6 +22,10 @@ from skill2env.sandbox.labels import DEADLINE_LABEL, OWNER_LABEL, ROLLOUT_LABEL,
 
 DEADLINE_GRACE_S = 60.0
 OWNER_FILE = "owner"
+ROLLOUT_FS = "fs"
+"""The rollout directory's subfolder holding its private filesystem (a tmpfs when run as root)."""
+UNOWNED_GRACE_S = 60.0
+"""A rollout directory without an owner file is younger than this while its creator is still writing it."""
 
 
 class ReapReport(BaseModel):
@@ -73,7 +77,7 @@ def reap_bwrap(root: Path) -> ReapReport:
             token = owner_file.read_text().strip()
         except OSError:
             token = ""
-        if token and owner_is_alive(token):
+        if owner_is_alive(token) if token else _younger_than(rollout, UNOWNED_GRACE_S):
             continue
         remove_rollout_dir(rollout)
         report.workspaces.append(rollout.name)
@@ -82,6 +86,14 @@ def reap_bwrap(root: Path) -> ReapReport:
 
 def remove_rollout_dir(rollout: Path) -> None:
     """Unmount the rollout's tmpfs (when it has one) and delete the directory."""
-    if rollout.is_mount():
-        subprocess.run(["umount", "--lazy", str(rollout)], check=False, capture_output=True)
+    for mountpoint in (rollout / ROLLOUT_FS, rollout):
+        if mountpoint.is_mount():
+            subprocess.run(["umount", "--lazy", str(mountpoint)], check=False, capture_output=True)
     shutil.rmtree(rollout, ignore_errors=True)
+
+
+def _younger_than(path: Path, seconds: float) -> bool:
+    try:
+        return time.time() - path.stat().st_mtime < seconds
+    except OSError:
+        return False

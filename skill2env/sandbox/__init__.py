@@ -1,0 +1,52 @@
+"""Sandboxes: where rollouts run. One interface (`Sandbox`), two backends (`docker`, `bwrap`).
+
+Importing this package does not import the Docker SDK; `make_sandbox("docker")` does.
+"""
+
+from skill2env.sandbox.backends import BACKEND_NAMES, BackendName, make_sandbox
+from skill2env.sandbox.base import ExecResult, Sandbox, SandboxLimits
+from skill2env.sandbox.errors import (
+    ImageBuildError,
+    SandboxCrashed,
+    SandboxDeadlineExceeded,
+    SandboxError,
+    SandboxNotRunning,
+    SandboxPathError,
+    SandboxTimeout,
+    SandboxUnavailable,
+)
+from skill2env.sandbox.policies import (
+    NopPolicy,
+    OraclePolicy,
+    PartialPolicy,
+    ScriptedPolicy,
+    ScriptedRollout,
+    run_scripted_rollout,
+)
+from skill2env.sandbox.task import TaskConfig, TaskDir, TaskFormatError
+
+__all__ = [
+    "BACKEND_NAMES",
+    "BackendName",
+    "ExecResult",
+    "ImageBuildError",
+    "NopPolicy",
+    "OraclePolicy",
+    "PartialPolicy",
+    "Sandbox",
+    "SandboxCrashed",
+    "SandboxDeadlineExceeded",
+    "SandboxError",
+    "SandboxLimits",
+    "SandboxNotRunning",
+    "SandboxPathError",
+    "SandboxTimeout",
+    "SandboxUnavailable",
+    "ScriptedPolicy",
+    "ScriptedRollout",
+    "TaskConfig",
+    "TaskDir",
+    "TaskFormatError",
+    "make_sandbox",
+    "run_scripted_rollout",
+]

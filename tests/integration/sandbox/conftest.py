@@ -1,0 +1,43 @@
+"""Backends for the sandbox integration tests (unusable ones fail; see `require_backend`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from harbor_tasks import SandboxFactory, require_backend
+
+from skill2env.sandbox.backends import BackendName, make_sandbox
+from skill2env.sandbox.base import Sandbox, SandboxLimits
+
+BACKENDS = [
+    pytest.param("docker", marks=pytest.mark.docker, id="docker"),
+    pytest.param("bwrap", marks=pytest.mark.bwrap, id="bwrap"),
+]
+
+
+@pytest.fixture
+def docker_backend() -> None:
+    require_backend("docker")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> BackendName:
+    name: BackendName = request.param
+    require_backend(name)
+    return name
+
+
+@pytest.fixture
+def new_sandbox(backend: BackendName) -> Iterator[SandboxFactory]:
+    """Make sandboxes of the test's backend; every one is stopped at the end of the test."""
+    made: list[Sandbox] = []
+
+    def factory(limits: SandboxLimits | None = None, **options: object) -> Sandbox:
+        sandbox = make_sandbox(backend, limits, **options)
+        made.append(sandbox)
+        return sandbox
+
+    yield factory
+    for sandbox in made:
+        sandbox.stop()

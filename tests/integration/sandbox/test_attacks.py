@@ -1,0 +1,196 @@
+"""The attack suite: what a hostile agent would try, run against every backend. Every attempt must
+be contained — the host sees no effect, and the sandbox stays within its limits."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from harbor_tasks import CSV_AGGREGATION, SandboxFactory, fixture_task
+
+from skill2env.sandbox.base import Sandbox, SandboxLimits
+from skill2env.sandbox.errors import SandboxTimeout
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+FORK_BOMB = ":(){ :|:& };:"
+ATTACK_LIMITS = SandboxLimits(memory_mb=256, pids=128, storage_mb=32, tmp_mb=32, wall_clock_s=600)
+
+
+@pytest.fixture
+def sandbox(new_sandbox: SandboxFactory) -> Sandbox:
+    started = new_sandbox(ATTACK_LIMITS)
+    started.start(fixture_task(CSV_AGGREGATION))
+    return started
+
+
+@pytest.fixture
+def loopback_server() -> Iterator[tuple[int, list[bytes]]]:
+    """A TCP server on the host's 127.0.0.1 that records whatever reaches it."""
+    received: list[bytes] = []
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except TimeoutError:
+                continue
+            with connection:
+                received.append(connection.recv(100) or b"<connected>")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], received
+    stop.set()
+    thread.join()
+    server.close()
+
+
+def _host_processes_matching(marker: str) -> list[str]:
+    listing = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    return [line for line in listing.splitlines() if marker in line and "ps -eo" not in line]
+
+
+def _wait_until_gone(marker: str, seconds: float = 15) -> None:
+    deadline = time.monotonic() + seconds
+    while _host_processes_matching(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
+def test_outbound_tcp_to_a_host_loopback_server_is_blocked(sandbox: Sandbox, loopback_server) -> None:
+    port, received = loopback_server
+    probe = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3).sendall(b'escaped')"
+
+    result = sandbox.exec(["python3", "-c", probe], timeout=30)
+
+    assert result.exit_code != 0
+    time.sleep(0.5)
+    assert received == []
+
+
+def test_dns_resolution_fails(sandbox: Sandbox) -> None:
+    result = sandbox.exec(["python3", "-c", "import socket; print(socket.getaddrinfo('deb.debian.org', 80))"])
+
+    assert result.exit_code != 0
+    assert "gaierror" in result.stderr or "Temporary failure" in result.stderr
+
+
+def test_host_files_outside_the_workspace_cannot_be_read(sandbox: Sandbox, tmp_path: Path) -> None:
+    secret = Path("/tmp") / f"skill2env-secret-{uuid.uuid4().hex}"
+    secret.write_text("TOP-SECRET")
+    secret.chmod(0o644)
+    try:
+        result = sandbox.exec(
+            f"cat {secret}; cat /etc/shadow; ls /root /work /var/run/docker.sock /run/docker.sock; "
+            f"cat {Path(__file__).resolve()}",
+            timeout=30,
+        )
+    finally:
+        secret.unlink()
+
+    assert "TOP-SECRET" not in result.stdout
+    assert "root:" not in result.stdout
+    assert "docker.sock" not in result.stdout
+    assert "pytestmark" not in result.stdout
+    assert result.exit_code != 0
+
+
+def test_nothing_outside_the_workspace_can_be_written(sandbox: Sandbox) -> None:
+    marker = f"skill2env-escape-{uuid.uuid4().hex}"
+    attempts = [f"/usr/{marker}", f"/etc/{marker}", f"/{marker}", f"/solution/{marker}", f"/tests/{marker}"]
+
+    results = [sandbox.exec(f"echo x > {path}") for path in attempts]
+    sandbox.exec(f"echo x > /tmp/{marker}")  # the sandbox's own /tmp: allowed, but private
+
+    assert all(result.exit_code != 0 for result in results), [r.stderr for r in results]
+    assert not any(Path(path).exists() for path in [*attempts, f"/tmp/{marker}"])
+
+
+def test_a_fork_bomb_is_contained(sandbox: Sandbox) -> None:
+    began = time.monotonic()
+    with contextlib.suppress(SandboxTimeout):  # it may also end by itself once forks fail at the limit
+        sandbox.exec(FORK_BOMB, timeout=5)
+
+    assert time.monotonic() - began < 30
+    assert len(_host_processes_matching(FORK_BOMB)) <= ATTACK_LIMITS.pids
+    assert subprocess.run(["true"], check=False).returncode == 0  # the host can still fork
+    sandbox.stop()
+    _wait_until_gone(FORK_BOMB)
+    assert _host_processes_matching(FORK_BOMB) == []
+
+
+def test_memory_exhaustion_kills_the_command_not_the_host(sandbox: Sandbox) -> None:
+    hog = "x = []\nwhile True:\n    x.append(bytearray(32 << 20))\n    x[-1][::4096] = b'1' * (len(x[-1]) // 4096)\n"
+
+    result = sandbox.exec(["python3", "-c", hog], timeout=60)
+
+    assert result.exit_code != 0
+    assert sandbox.exec("echo alive").stdout == "alive\n"
+
+
+def test_filling_the_workspace_stops_at_its_size_limit(sandbox: Sandbox) -> None:
+    result = sandbox.exec("dd if=/dev/zero of=big bs=1M count=200 status=none", timeout=60)
+
+    assert result.exit_code != 0
+    # ENOSPC from the size-limited tmpfs, or SIGXFSZ (128 + 25) from RLIMIT_FSIZE where there is none
+    assert "No space left" in result.stderr or result.exit_code == 128 + 25
+    size_kb = int(sandbox.exec("du -sk . | cut -f1").stdout)
+    assert size_kb <= (ATTACK_LIMITS.storage_mb + 1) * 1024  # the limit, plus the task's own files
+    assert sandbox.exec("rm big && echo freed").stdout == "freed\n"
+
+
+PRIVILEGE_PROBES = {
+    "setuid(0)": "python3 -c 'import os; os.setuid(0)'",
+    "su": "su -c true root </dev/null",
+    "mount": "mkdir -p /tmp/m && mount -t tmpfs none /tmp/m",
+    "user namespace": "unshare -r true",
+    "chown to root": "touch /tmp/owned && chown 0:0 /tmp/owned",
+    "effective capabilities": "grep -Eq '^CapEff:[[:space:]]*0*[1-9a-f]' /proc/self/status",
+    "privileges can be regained": "! grep -Eq '^NoNewPrivs:[[:space:]]*1' /proc/self/status",
+}
+
+
+@pytest.mark.parametrize("user", ["agent", "root"])
+def test_privilege_escalation_is_denied(sandbox: Sandbox, user: str) -> None:
+    script = "\n".join(
+        f"if ( {probe} ) >/dev/null 2>&1; then echo 'ESCALATED {name}'; else echo 'DENIED {name}'; fi"
+        for name, probe in PRIVILEGE_PROBES.items()
+    )
+
+    result = sandbox.exec(script, user=user, timeout=60)
+
+    escalated = [line.removeprefix("ESCALATED ") for line in result.stdout.splitlines() if "ESCALATED" in line]
+    if user == "root":  # already uid 0, without capabilities: setuid(0) and chown of its own file are no-ops
+        escalated = [name for name in escalated if name not in ("setuid(0)", "chown to root")]
+    assert escalated == []
+    assert len(result.stdout.splitlines()) == len(PRIVILEGE_PROBES)
+
+
+def test_killing_the_parent_fails(sandbox: Sandbox) -> None:
+    host_pid = os.getpid()
+
+    sandbox.exec(f"kill -9 {host_pid}; kill -9 $PPID; kill -9 1; kill -9 -1", timeout=30)
+
+    assert os.getpid() == host_pid  # we are still here to check
+    assert sandbox.exec("echo alive").stdout == "alive\n"
+
+
+def test_no_process_survives_stop(sandbox: Sandbox) -> None:
+    marker = f"{time.time_ns() % 100000}.{os.getpid()}"
+    sandbox.exec(f"setsid nohup sleep {marker} >/dev/null 2>&1 & nohup sleep {marker} >/dev/null 2>&1 &", timeout=10)
+
+    sandbox.stop()
+
+    _wait_until_gone(f"sleep {marker}")
+    assert _host_processes_matching(f"sleep {marker}") == []

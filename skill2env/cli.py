@@ -20,6 +20,7 @@ from rich.table import Table
 from skill2env import __version__
 from skill2env.home import Home, activate_home, default_skills_root
 from skill2env.lake.lake import Lake, LakeError
+from skill2env.sandbox.cli import sandbox
 
 FUNNEL_STAGES = ("found", "parsed", "practical", "compatible", "feasible", "safe", "curated")
 
@@ -218,10 +219,4 @@ def doctor(home: Path | None, timeout: float) -> None:
         sys.exit(1)
 
 
-def _register_groups() -> None:
-    from skill2env.sandbox.cli import sandbox
-
-    main.add_command(sandbox)
-
-
-_register_groups()
+main.add_command(sandbox)

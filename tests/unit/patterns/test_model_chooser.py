@@ -30,7 +30,8 @@ def test_the_model_picks_pool_ids_and_its_rationale_is_kept(server: ScriptedServ
     assert [c.pattern_id for c in selection.choices] == ids
     assert selection.choices[0].rationale.endswith("invoice reconciliation goal")
     prompt = server.requests[0]["messages"][1]["content"]
-    assert "pdf-extract" in prompt and ids[0] in prompt
+    listed = [line.split(" — ")[0][2:] for line in prompt.splitlines() if line.startswith("- ") and " — " in line]
+    assert "pdf-extract" in prompt and set(ids) <= set(listed) and len(listed) == len(set(listed)) >= 5
 
 
 def test_an_invented_id_is_sent_back_and_repaired(server: ScriptedServer, make_client: ClientFactory) -> None:

@@ -91,7 +91,7 @@ def ui(tmp_path: Path) -> Iterator[str]:
 
 def test_ui_serves_the_catalog_assets_and_runs_the_catalog(ui: str) -> None:
     nodes = {"/".join(n["assetKey"]["path"]): n for n in graphql(ui, ASSETS_QUERY)["assetNodes"]}
-    assert set(nodes) == {"skills", "skill_files", "curated_skills"}
+    assert {"skills", "skill_files", "curated_skills", "pattern_library", "pattern_selections"} <= set(nodes)
     assert nodes["curated_skills"]["isPartitioned"]
     assert nodes["curated_skills"]["partitionDefinition"]["type"] == "DYNAMIC"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import os
 from collections import deque
@@ -39,15 +40,47 @@ def map_chunks(
                 on_result(result)
             yield result
         return
-    context = multiprocessing.get_context("spawn")
+    pool = _pool(workers)
     in_flight: deque[Future[Result]] = deque()
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    try:
         for chunk in chunks:
             in_flight.append(pool.submit(function, chunk))
             if len(in_flight) >= workers * IN_FLIGHT_PER_WORKER:
                 yield _take(in_flight, on_result)
         while in_flight:
             yield _take(in_flight, on_result)
+    except BaseException:
+        for future in in_flight:
+            future.cancel()
+        _discard(workers)  # a worker may be mid-chunk or dead: the next map starts a fresh pool
+        raise
+
+
+_pools: dict[int, ProcessPoolExecutor] = {}
+"""Worker pools by size, kept for the life of the process: steps that run one after another in one
+process (the CLI's in-process runs: catalog, then curation) pay for spawning workers once."""
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    pool = _pools.get(workers)
+    if pool is None:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        _pools[workers] = pool
+    return pool
+
+
+def _discard(workers: int) -> None:
+    pool = _pools.pop(workers, None)
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+@atexit.register
+def shutdown_pools() -> None:
+    """Stop every kept worker pool (also at interpreter exit)."""
+    for workers in list(_pools):
+        pool = _pools.pop(workers)
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _take(in_flight: deque[Future[Result]], on_result: Callable[[Result], None] | None) -> Result:

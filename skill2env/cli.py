@@ -21,6 +21,7 @@ from skill2env import __version__
 from skill2env.home import Home, activate_home, default_skills_root
 from skill2env.lake.lake import Lake, LakeError
 from skill2env.sandbox.cli import sandbox
+from skill2env.tasks.cli import export_group, import_group
 
 FUNNEL_STAGES = ("found", "parsed", "practical", "compatible", "feasible", "safe", "curated")
 
@@ -220,3 +221,5 @@ def doctor(home: Path | None, timeout: float) -> None:
 
 
 main.add_command(sandbox)
+main.add_command(export_group)
+main.add_command(import_group)

@@ -19,6 +19,7 @@ from assets.catalog import skill_catalog
 from assets.curation import curated_skills
 from assets.partitions import DOMAIN_PARTITIONS_NAME
 from assets.patterns import pattern_library, pattern_selections
+from assets.tasks import task_authoring
 from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.home import Home, activate_home
@@ -64,7 +65,7 @@ def progress_forwarder(init_context: dg.InitLoggerContext) -> logging.Logger:
 def build_definitions(home: str = "") -> dg.Definitions:
     """Definitions bound to a skill2env home ('' = `$SKILL2ENV_HOME` or `./.skill2env`)."""
     return dg.Definitions(
-        assets=[skill_catalog, curated_skills, pattern_library, pattern_selections],
+        assets=[skill_catalog, curated_skills, pattern_library, pattern_selections, task_authoring],
         jobs=[catalog_job, curation_job],
         resources={"lake": LakeResource(home=home), "llm": LlmResource(home=home)},
         loggers={"console": dg.colored_console_logger, "progress": progress_forwarder},

@@ -6,6 +6,8 @@ revised together when hardening changes it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -128,6 +130,19 @@ class Blueprint(_Model):
     def information_boundary(self) -> dict[str, list[str]]:
         """Fact ids by level: stated, discoverable, inferable, author_only."""
         return {level.value: [f.id for f in self.facts_at(level)] for level in InformationLevel}
+
+    @property
+    def pattern_ids(self) -> list[str]:
+        """The patterns the challenges instantiate, in challenge order, each once."""
+        return list(dict.fromkeys(challenge.pattern_id for challenge in self.challenges))
+
+    def canonical_json(self) -> str:
+        """Sorted keys, no whitespace: the form the digest is taken over (stable across runs)."""
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    def digest(self) -> str:
+        """sha256 (hex) of the canonical JSON: the blueprint's identity in the lake and in revisions."""
+        return hashlib.sha256(self.canonical_json().encode()).hexdigest()
 
     @model_validator(mode="after")
     def _consistent(self) -> Blueprint:

@@ -6,7 +6,9 @@ import dagster as dg
 
 from skill2env.definitions import defs
 
-PUBLISHED_ASSETS = {"skills", "skill_files", "curated_skills", "pattern_library", "pattern_selections"}
+PUBLISHED_ASSETS = {
+    "skills", "skill_files", "curated_skills", "pattern_library", "pattern_selections", "blueprints", "tasks"
+}  # fmt: skip
 
 
 def test_definitions_load_with_the_published_asset_keys() -> None:

@@ -1,0 +1,92 @@
+"""Task authoring: `blueprints` and `tasks`, one domain partition at a time (or a range in one run)."""
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import dagster as dg
+
+from assets.partitions import domain_partitions
+from assets.progress import progress_logger
+from resources.lake import LakeResource
+from skill2env.formatting import markdown_table
+from skill2env.home import Home, default_skills_root
+from skill2env.lake.lake import TableWrite
+from skill2env.lake.sqlfiles import load_sql
+from skill2env.tasks.authoring import load_author
+from skill2env.tasks.build import Authored, author_tasks
+from skill2env.tasks.store import TaskStore
+from skill2env.tasks.tables import blueprints_frame, task_files_frame, tasks_frame
+
+CODE_VERSION = "tasks-1"
+
+
+class TaskAuthoringConfig(dg.Config):
+    author: str = ""
+    """`package.module:attribute` of the author (an `Author` or a factory of one); '' = none configured."""
+    skills_root: str = str(default_skills_root())
+    """The folder the catalog walked: skill folders are copied from here into the task directories."""
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            "blueprints",
+            deps=["pattern_selections"],
+            description="One row per task blueprint (task name, iteration): the author-side contract, as JSON.",
+            group_name="tasks",
+            kinds={"duckdb"},
+        ),
+        dg.AssetSpec(
+            "tasks",
+            deps=["blueprints"],
+            description="One row per task version or attempt: status, reasons, digests, leak figures "
+            "(and `task_files`, one row per file of each stored task directory).",
+            group_name="tasks",
+            kinds={"duckdb"},
+        ),
+    ],
+    partitions_def=domain_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    pool="lake",
+)
+def task_authoring(
+    context: dg.AssetExecutionContext, config: TaskAuthoringConfig, lake: LakeResource
+) -> Iterator[dg.MaterializeResult]:
+    """Draft a task for every skill with selected patterns, check it, store its Harbor directory."""
+    store = lake.lake()
+    tasks = TaskStore.of(Home.resolve(lake.home or None))
+    author = load_author(config.author)
+    context.log.info(f"author: {author.name if author else 'none available (skills are recorded as skipped)'}")
+    report = progress_logger(context, "skills authored")
+    writes, results = [], Authored()
+    for domain in context.partition_keys:
+        skills = store.query(load_sql("queries/authoring_skills_of_domain"), {"domain": domain}).to_dicts()
+        selections = store.query(load_sql("queries/authoring_selections_of_domain"), {"domain": domain}).to_dicts()
+        authored = author_tasks(skills, selections, author, skills_root=Path(config.skills_root), store=tasks,
+                                progress=report)  # fmt: skip
+        writes += [
+            TableWrite("blueprints", blueprints_frame(authored.blueprints), partition_key=domain),
+            TableWrite("tasks", tasks_frame(authored.tasks), partition_key=domain),
+            TableWrite("task_files", task_files_frame(authored.tasks), partition_key=domain),
+        ]
+        results.blueprints += authored.blueprints
+        results.tasks += authored.tasks
+    store.write(writes, run_id=context.run.run_id, code_version=CODE_VERSION)
+    statuses = Counter(record.status.value for record in results.tasks)
+    checked = sum(record.leak_checked or 0 for record in results.tasks)
+    leaked = sum(record.leak_leaked or 0 for record in results.tasks)
+    yield dg.MaterializeResult(
+        asset_key="blueprints",
+        metadata={"dagster/row_count": len(results.blueprints), "domains": len(context.partition_keys)},
+    )
+    yield dg.MaterializeResult(
+        asset_key="tasks",
+        metadata={
+            "dagster/row_count": len(results.tasks),
+            "author": author.name if author else "none",
+            "status": dg.MetadataValue.md(markdown_table(tasks_frame(results.tasks).group_by("status").len())),
+            "leak_rate": dg.MetadataValue.float(leaked / checked) if checked else dg.MetadataValue.text("n/a"),
+            **{f"status/{status}": count for status, count in sorted(statuses.items())},
+        },
+    )

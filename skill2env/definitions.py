@@ -16,6 +16,7 @@ import dagster as dg
 import polars as pl
 
 from assets.catalog import skill_catalog
+from assets.compoworld import compo_tasks, service_graph
 from assets.curation import curated_skills
 from assets.partitions import DOMAIN_PARTITIONS_NAME
 from assets.patterns import pattern_library, pattern_selections
@@ -65,7 +66,15 @@ def progress_forwarder(init_context: dg.InitLoggerContext) -> logging.Logger:
 def build_definitions(home: str = "") -> dg.Definitions:
     """Definitions bound to a skill2env home ('' = `$SKILL2ENV_HOME` or `./.skill2env`)."""
     return dg.Definitions(
-        assets=[skill_catalog, curated_skills, pattern_library, pattern_selections, task_authoring],
+        assets=[
+            skill_catalog,
+            curated_skills,
+            pattern_library,
+            pattern_selections,
+            task_authoring,
+            service_graph,
+            compo_tasks,
+        ],
         jobs=[catalog_job, curation_job],
         resources={"lake": LakeResource(home=home), "llm": LlmResource(home=home)},
         loggers={"console": dg.colored_console_logger, "progress": progress_forwarder},

@@ -7,7 +7,8 @@ import dagster as dg
 from skill2env.definitions import defs
 
 PUBLISHED_ASSETS = {
-    "skills", "skill_files", "curated_skills", "pattern_library", "pattern_selections", "blueprints", "tasks"
+    "skills", "skill_files", "curated_skills", "pattern_library", "pattern_selections", "blueprints", "tasks",
+    "service_graph", "compo_tasks",
 }  # fmt: skip
 
 

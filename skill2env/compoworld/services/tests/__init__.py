@@ -1,0 +1,1 @@
+"""Each service's own tests: plain `test_*` functions, runnable by pytest or by `runner` (stdlib only)."""

@@ -45,6 +45,7 @@ from skill2env.sandbox.errors import (
     SandboxUnavailable,
 )
 from skill2env.sandbox.reaper import OWNER_FILE, ROLLOUT_FS, reap_bwrap, remove_rollout_dir
+from skill2env.sandbox.rootfs import system_root
 from skill2env.sandbox.task import TaskDir
 
 HOST_UID = int(os.environ.get("SKILL2ENV_BWRAP_UID", "61000"))
@@ -103,9 +104,12 @@ class BwrapSandbox(Sandbox):
         rollout_id: str | None = None,
         root: Path | None = None,
         reap: bool = True,
+        system: Path | None = None,
     ) -> None:
         super().__init__(limits, rollout_id=rollout_id)
         self._root = root or bwrap_root()
+        self._system = system or system_root()
+        """Where programs come from: the unpacked base image when there is one (see `rootfs`)."""
         self._reap = reap
         self._dir: Path | None = None
         self._deadline = 0.0
@@ -175,7 +179,7 @@ class BwrapSandbox(Sandbox):
         bind mount instead of one per file, because every mount costs each command time."""
         etc.mkdir()
         for name in SYSTEM_ETC:
-            host, copy = Path("/etc", name), etc / name
+            host, copy = self._system / "etc" / name, etc / name
             copy.parent.mkdir(parents=True, exist_ok=True)
             if host.is_dir() and not host.is_symlink():
                 shutil.copytree(host, copy, symlinks=True, ignore=_unreadable_by_others)
@@ -274,7 +278,7 @@ class BwrapSandbox(Sandbox):
         uid = 0 if user == ROOT_USER else SANDBOX_UID
         args += ["--uid", str(uid), "--gid", str(uid), "--disable-userns", "--hostname", "sandbox"]
         for name in SYSTEM_DIRS:
-            host = Path("/", name)
+            host = self._system / name
             if host.is_symlink():
                 args += ["--symlink", str(host.readlink()), f"/{name}"]
             elif host.is_dir():

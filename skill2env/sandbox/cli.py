@@ -12,6 +12,7 @@ from rich.table import Table
 from skill2env.sandbox.base_image import BaseImageRecipe, ensure_base_image
 from skill2env.sandbox.engine import docker_client, doctor, start_dockerd
 from skill2env.sandbox.errors import SandboxError
+from skill2env.sandbox.rootfs import export_base_rootfs
 
 console = Console(stderr=True)
 
@@ -40,6 +41,7 @@ def build_base(force: bool, mirror: str | None, start_engine: bool) -> None:
                 force=force,
                 log=lambda line: console.print(f"[dim]{time.monotonic() - started:6.1f} s[/dim] {line}"),
             )
+            rootfs = export_base_rootfs(client, result.tag)
         finally:
             client.close()
     except SandboxError as exc:
@@ -47,6 +49,7 @@ def build_base(force: bool, mirror: str | None, start_engine: bool) -> None:
         sys.exit(1)
     verb = f"built in {result.seconds:.0f} s" if result.built else "already built"
     console.print(f"{result.tag} (= skill2env-base:latest) {verb}: {result.image_id[:19]}", soft_wrap=True)
+    console.print(f"its file system, for bwrap sandboxes: {rootfs}", soft_wrap=True)
 
 
 @sandbox.command("doctor")

@@ -1,0 +1,103 @@
+"""The base image's file system, unpacked for bwrap: the same tools in both backends.
+
+A bwrap sandbox runs programs from a read-only "system root". The host's own `/` works for
+plain shell tasks, but tasks need what the docker base image bakes in (pandas, openpyxl,
+pypdf, tesseract, poppler…). `export_base_rootfs` unpacks the base image once per image id
+under the user's cache; `system_root()` picks it up, so a task behaves the same in docker and
+in bwrap, and the host's Python never leaks into a rollout.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the bwrap backend imports this module: it must work without the docker SDK
+    import docker
+
+COMPLETE_MARKER = ".skill2env-complete"
+CURRENT_LINK = "current"
+
+
+def rootfs_cache() -> Path:
+    """`$SKILL2ENV_ROOTFS_DIR`; as root `/var/cache/skill2env/rootfs` (sandboxes run as another uid, which
+    cannot enter root's home); else `$XDG_CACHE_HOME/skill2env/rootfs` (default `~/.cache/…`)."""
+    configured = os.environ.get("SKILL2ENV_ROOTFS_DIR")
+    if configured:
+        return Path(configured)
+    if os.geteuid() == 0:
+        return Path("/var/cache/skill2env/rootfs")
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "skill2env" / "rootfs"
+
+
+def system_root() -> Path:
+    """What bwrap sandboxes run programs from: `$SKILL2ENV_BWRAP_SYSTEM`, else the unpacked base
+    image when there is one, else the host's `/`."""
+    configured = os.environ.get("SKILL2ENV_BWRAP_SYSTEM")
+    if configured:
+        return Path(configured)
+    current = rootfs_cache() / CURRENT_LINK
+    if (current / COMPLETE_MARKER).is_file():
+        return current.resolve()
+    return Path("/")
+
+
+def export_base_rootfs(client: docker.DockerClient, image: str | None = None) -> Path:
+    """Unpack `image`'s (default: the base image's) file system under `rootfs_cache()/<image id>`
+    (once) and make it current."""
+    from skill2env.sandbox.base_image import BASE_IMAGE
+
+    image = image or BASE_IMAGE
+    image_id = (client.images.get(image).id or "").removeprefix("sha256:")[:16]
+    target = rootfs_cache() / image_id
+    if not (target / COMPLETE_MARKER).is_file():
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{image_id}-", dir=target.parent))
+        scratch.chmod(0o755)  # the image's / is world-readable; mkdtemp's 0700 would hide it from sandboxes
+        container = client.containers.create(image, command=["true"], network_disabled=True)
+        try:
+            _unpack(container.export(), scratch)
+        finally:
+            container.remove(force=True)
+        (scratch / COMPLETE_MARKER).write_text(image + "\n")
+        shutil.rmtree(target, ignore_errors=True)
+        scratch.rename(target)  # complete or absent: a crash leaves only a hidden scratch folder
+    current = rootfs_cache() / CURRENT_LINK
+    temporary = current.with_name(f".{CURRENT_LINK}-{os.getpid()}")
+    temporary.unlink(missing_ok=True)
+    temporary.symlink_to(image_id)
+    temporary.replace(current)
+    return target
+
+
+class _Stream:
+    """A file-like reader over the docker SDK's chunk iterator (tarfile's stream mode reads from it)."""
+
+    def __init__(self, chunks: object) -> None:
+        self._chunks = iter(chunks)  # type: ignore[call-overload]
+        self._buffer = b""
+
+    def read(self, size: int = -1) -> bytes:
+        while size < 0 or len(self._buffer) < size:
+            try:
+                self._buffer += next(self._chunks)
+            except StopIteration:
+                break
+        if size < 0:
+            data, self._buffer = self._buffer, b""
+        else:
+            data, self._buffer = self._buffer[:size], self._buffer[size:]
+        return data
+
+
+def _unpack(chunks: object, destination: Path) -> None:
+    with tarfile.open(fileobj=_Stream(chunks), mode="r|") as archive:  # type: ignore[call-overload]
+        for member in archive:
+            if member.isdev() or member.isfifo():
+                continue  # bwrap mounts its own /dev
+            archive.extract(member, destination, filter="tar" if os.geteuid() == 0 else "data")

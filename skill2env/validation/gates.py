@@ -1,0 +1,186 @@
+"""The gates a built task must pass before anyone trains on it.
+
+* `oracle`: the reference solution scores ≥ 0.99 on the deterministic items (the evaluator
+  accepts a correct answer);
+* `nop`: doing nothing scores ≤ 0.1 (the evaluator is not satisfied by the initial workspace);
+* `partial`: the first half of the reference solution scores below the pass threshold (partial
+  work is not full credit);
+* `leak`: the author-side leak check found nothing (no author-only value reaches the agent);
+* `judge`: where the rubric has judge items and a judge is configured, it scores the oracle's
+  deliverables high and the nop's low.
+
+Each scripted run is a rollout like any other and is verified the same way the agent's will be:
+in a fresh sandbox on a copy of the final workspace. An infrastructure failure makes the gate
+`infra_error` (the task is neither accepted nor blamed).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from skill2env.rubric.evaluate import verify_workspace
+from skill2env.rubric.judge import Judge
+from skill2env.rubric.models import Method, Rubric
+from skill2env.rubric.results import VerificationResult
+from skill2env.sandbox.backends import BackendName, make_sandbox
+from skill2env.sandbox.base import Sandbox, SandboxLimits
+from skill2env.sandbox.policies import NopPolicy, OraclePolicy, PartialPolicy, ScriptedPolicy, run_scripted_rollout
+from skill2env.sandbox.task import TaskDir
+
+ORACLE_AT_LEAST = 0.99
+NOP_AT_MOST = 0.1
+JUDGE_ORACLE_AT_LEAST = 0.7
+JUDGE_NOP_AT_MOST = 0.3
+
+
+class Gate(StrEnum):
+    oracle = "oracle"
+    nop = "nop"
+    partial = "partial"
+    leak = "leak"
+    judge = "judge"
+
+
+class GateStatus(StrEnum):
+    passed = "passed"
+    failed = "failed"
+    skipped = "skipped"
+    infra_error = "infra_error"
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    gate: Gate
+    status: GateStatus
+    evidence: str
+    reward: float | None = None
+    threshold: float | None = None
+    rollout_id: str | None = None
+    item_rewards: dict[str, float | None] = field(default_factory=dict)
+    """Per rubric item q of the scripted run (None: unscored or error)."""
+
+
+@dataclass(frozen=True)
+class Validation:
+    task_id: str
+    outcomes: tuple[GateOutcome, ...]
+
+    @property
+    def accepted(self) -> bool:
+        return all(o.status in (GateStatus.passed, GateStatus.skipped) for o in self.outcomes)
+
+    @property
+    def failing(self) -> list[str]:
+        return [o.gate.value for o in self.outcomes if o.status not in (GateStatus.passed, GateStatus.skipped)]
+
+
+SandboxFactory = Callable[[], Sandbox]
+
+
+def deterministic_reward(rubric: Rubric, result: VerificationResult) -> float:
+    """Σ w·q over the deterministic items, renormalised by their weight (judge items are the judge gate's)."""
+    weights = {item.id: item.weight for item in rubric.items if item.method == Method.deterministic}
+    total = sum(weights.values())
+    if not total:
+        return 0.0
+    got = sum(weights[r.item_id] * (r.q or 0.0) for r in result.items if r.item_id in weights)
+    return got / total
+
+
+def run_policy(policy: ScriptedPolicy, task: TaskDir, rubric: Rubric, sandboxes: SandboxFactory,
+               judge: Judge | None = None) -> tuple[VerificationResult | None, str, str | None]:  # fmt: skip
+    """Run `policy` on `task` and verify its final workspace in a fresh sandbox.
+
+    Returns (verification or None, what happened, rollout id).
+    """
+    with tempfile.TemporaryDirectory(prefix=f"skill2env-{policy.name}-") as scratch:
+        workspace = Path(scratch) / "workspace"
+        rollout = run_scripted_rollout(policy, task, sandboxes(), workspace_out=workspace)
+        if rollout.status == "error":
+            return None, f"{policy.name} run failed in the sandbox: {rollout.error}", rollout.rollout_id
+        workspace.mkdir(exist_ok=True)  # a timed-out run leaves no copy: verify the untouched state then
+        result = verify_workspace(workspace, task, rubric, sandboxes(), judge=judge)
+        return result, f"{policy.name} {rollout.status} in {rollout.duration_s:.1f} s", rollout.rollout_id
+
+
+def validate_task(
+    task_id: str,
+    task_dir: Path,
+    rubric: Rubric,
+    *,
+    backend: BackendName,
+    leaked: list[str] | None = None,
+    judge: Judge | None = None,
+    partial_fraction: float = 0.5,
+) -> Validation:
+    """Every gate for one built task (see the module docstring)."""
+    task = TaskDir(task_dir)
+
+    def sandboxes() -> Sandbox:
+        return make_sandbox(backend, SandboxLimits.for_task(task))
+
+    outcomes = []
+    runs: dict[Gate, VerificationResult | None] = {}
+    for gate, policy, bound in (
+        (Gate.oracle, OraclePolicy(), ORACLE_AT_LEAST),
+        (Gate.nop, NopPolicy(), NOP_AT_MOST),
+        (Gate.partial, PartialPolicy(partial_fraction), rubric.pass_threshold),
+    ):
+        result, what, rollout_id = run_policy(policy, task, rubric, sandboxes, judge)
+        runs[gate] = result
+        outcomes.append(_scripted_outcome(gate, bound, rubric, result, what, rollout_id))
+    outcomes.append(_leak_outcome(leaked))
+    outcomes.append(_judge_outcome(rubric, judge, runs.get(Gate.oracle), runs.get(Gate.nop)))
+    return Validation(task_id, tuple(outcomes))
+
+
+def _scripted_outcome(gate: Gate, bound: float, rubric: Rubric, result: VerificationResult | None, what: str,
+                      rollout_id: str | None) -> GateOutcome:  # fmt: skip
+    if result is None or result.status != "scored":
+        error = result.error if result is not None else what
+        return GateOutcome(gate, GateStatus.infra_error, f"{what}; {error}", rollout_id=rollout_id)
+    reward = round(deterministic_reward(rubric, result), 4)
+    passed = reward >= bound if gate == Gate.oracle else (reward <= bound if gate == Gate.nop else reward < bound)
+    relation = {Gate.oracle: ">=", Gate.nop: "<=", Gate.partial: "<"}[gate]
+    failing = [r.item_id for r in result.items if r.status.value == "failed"]
+    evidence = (
+        f"{what}; deterministic reward {reward:.2f} (needs {relation} {bound}); failed items: {failing or 'none'}"
+    )
+    items = {r.item_id: r.q for r in result.items}
+    return GateOutcome(gate, GateStatus.passed if passed else GateStatus.failed, evidence, reward, bound, rollout_id,
+                       items)  # fmt: skip
+
+
+def _leak_outcome(leaked: list[str] | None) -> GateOutcome:
+    if leaked is None:
+        return GateOutcome(Gate.leak, GateStatus.skipped, "no leak check was recorded for this task")
+    if leaked:
+        return GateOutcome(Gate.leak, GateStatus.failed, "leaked: " + "; ".join(leaked[:10]), float(len(leaked)), 0.0)
+    return GateOutcome(Gate.leak, GateStatus.passed, "no author-only value in the instruction or workspace", 0.0, 0.0)
+
+
+def _judge_outcome(rubric: Rubric, judge: Judge | None, oracle: VerificationResult | None,
+                   nop: VerificationResult | None) -> GateOutcome:  # fmt: skip
+    judged = [item.id for item in rubric.items if item.method == Method.llm_judge]
+    if not judged:
+        return GateOutcome(Gate.judge, GateStatus.skipped, "the rubric has no judge items")
+    if judge is None:
+        return GateOutcome(Gate.judge, GateStatus.skipped, "no judge endpoint is configured; judge items unscored")
+    if oracle is None or nop is None:
+        return GateOutcome(Gate.judge, GateStatus.infra_error, "the oracle or nop run was not verified")
+
+    def mean(result: VerificationResult) -> float | None:
+        scores = [r.q for r in result.items if r.item_id in judged and r.q is not None]
+        return sum(scores) / len(scores) if scores else None
+
+    high, low = mean(oracle), mean(nop)
+    if high is None or low is None:
+        return GateOutcome(Gate.judge, GateStatus.infra_error, "the judge returned no usable score")
+    passed = high >= JUDGE_ORACLE_AT_LEAST and low <= JUDGE_NOP_AT_MOST
+    evidence = (f"judge on the oracle's deliverables {high:.2f} (needs >= {JUDGE_ORACLE_AT_LEAST}), "
+                f"on the nop's {low:.2f} (needs <= {JUDGE_NOP_AT_MOST})")  # fmt: skip
+    return GateOutcome(Gate.judge, GateStatus.passed if passed else GateStatus.failed, evidence, high)

@@ -1,0 +1,67 @@
+"""Validate the built tasks of the lake (rows of the `tasks` view) and a Harbor directory on its own."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from skill2env.rubric.eval_spec import load_eval_spec
+from skill2env.rubric.judge import Judge
+from skill2env.rubric.models import Rubric
+from skill2env.sandbox.backends import BackendName
+from skill2env.validation.gates import Validation, validate_task
+
+RUBRIC_FILE = "tests/rubric.json"
+EVAL_SPEC_FILE = "tests/eval_spec.json"
+
+
+class NoRubricError(ValueError):
+    """A task directory carries neither `tests/rubric.json` nor `tests/eval_spec.json`."""
+
+
+def task_rubric(task_dir: Path) -> Rubric:
+    """The task's rubric: ours (`tests/rubric.json`) or the Skill2Env authors' (`tests/eval_spec.json`)."""
+    if (task_dir / RUBRIC_FILE).is_file():
+        return Rubric.model_validate_json((task_dir / RUBRIC_FILE).read_text(encoding="utf-8"))
+    if (task_dir / EVAL_SPEC_FILE).is_file():
+        return load_eval_spec(task_dir / EVAL_SPEC_FILE)
+    raise NoRubricError(f"{task_dir} has neither {RUBRIC_FILE} nor {EVAL_SPEC_FILE}")
+
+
+def leaked_values(findings_json: str | None) -> list[str] | None:
+    """The leak check's findings of a `tasks` row (None: no leak check was recorded)."""
+    if findings_json is None:
+        return None
+    findings = json.loads(findings_json)
+    return [f"{f.get('subject', '')}: {f['message']}" for f in findings if f.get("check") == "leaks"]
+
+
+def validate_rows(
+    rows: Sequence[Mapping[str, Any]],
+    home: Path,
+    *,
+    backend: BackendName,
+    judge: Judge | None = None,
+    concurrency: int = 2,
+    progress: Callable[[int], None] | None = None,
+) -> list[tuple[Validation, str, int]]:
+    """Every gate for each built task row (with `store_path`, `rubric`, `findings`), `concurrency` at a time."""
+
+    def one(row: Mapping[str, Any]) -> tuple[Validation, str, int]:
+        rubric = (
+            Rubric.model_validate_json(row["rubric"]) if row.get("rubric") else task_rubric(home / row["store_path"])
+        )
+        validation = validate_task(row["task_id"], home / row["store_path"], rubric, backend=backend,
+                                   leaked=leaked_values(row.get("findings")), judge=judge)  # fmt: skip
+        return validation, row["domain"], int(row["iteration"])
+
+    done: list[tuple[Validation, str, int]] = []
+    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="validate") as pool:
+        for result in pool.map(one, rows):
+            done.append(result)
+            if progress:
+                progress(len(done))
+    return done

@@ -1,0 +1,72 @@
+"""Validation gates on real sandboxes: a sound task is accepted; each broken task fails its gate."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from task_samples import billing_draft, make_skill_dir
+
+from skill2env.rubric.models import Rubric
+from skill2env.sandbox.backends import BackendName
+from skill2env.tasks.draft import TaskDraft
+from skill2env.tasks.harbor import write_task_dir
+from skill2env.validation.gates import Gate, GateStatus, validate_task
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.bwrap]
+BACKEND: BackendName = "bwrap"
+
+
+def _write(draft: TaskDraft, tmp_path: Path) -> Path:
+    dest = tmp_path / "task"
+    write_task_dir(draft, dest, skill_dir=make_skill_dir(tmp_path / "skills"))
+    return dest
+
+
+def _status(validation: object, gate: Gate) -> GateStatus:
+    return next(o.status for o in validation.outcomes if o.gate == gate)  # type: ignore[attr-defined]
+
+
+def test_a_sound_task_passes_every_gate(tmp_path: Path) -> None:
+    draft = billing_draft()
+    validation = validate_task("sound", _write(draft, tmp_path), draft.blueprint.rubric, backend=BACKEND, leaked=[])
+    assert validation.accepted, [o.evidence for o in validation.outcomes]
+    oracle = next(o for o in validation.outcomes if o.gate == Gate.oracle)
+    assert oracle.reward is not None and oracle.reward >= 0.99
+
+
+def test_an_oracle_that_fails_its_own_checks_is_rejected(tmp_path: Path) -> None:
+    draft = billing_draft()
+    broken = dataclasses.replace(draft, solve_sh=draft.solve_sh.replace("total_paid", "total_unpaid"))
+    validation = validate_task("bad-oracle", _write(broken, tmp_path), draft.blueprint.rubric, backend=BACKEND,
+                               leaked=[])  # fmt: skip
+    assert not validation.accepted and _status(validation, Gate.oracle) == GateStatus.failed
+
+
+def test_a_task_the_nop_passes_is_rejected(tmp_path: Path) -> None:
+    draft = billing_draft()
+    # A rubric that only asks for what the initial workspace already satisfies.
+    unchanged = [item for item in draft.blueprint.rubric.items if item.check and item.check.check == "file_unchanged"]
+    assert unchanged, "the sample rubric has a file_unchanged item"
+    lenient = Rubric(items=[unchanged[0].model_copy(update={"weight": 1.0})])
+    validation = validate_task("nop-passes", _write(draft, tmp_path), lenient, backend=BACKEND, leaked=[])
+    assert not validation.accepted and _status(validation, Gate.nop) == GateStatus.failed
+
+
+def test_a_task_a_partial_solution_passes_is_rejected(tmp_path: Path) -> None:
+    draft = billing_draft()
+    validation = validate_task("partial-passes", _write(draft, tmp_path), draft.blueprint.rubric, backend=BACKEND,
+                               leaked=[], partial_fraction=1.0)  # fmt: skip
+    assert not validation.accepted and _status(validation, Gate.partial) == GateStatus.failed
+
+
+def test_a_leaking_task_is_rejected(tmp_path: Path) -> None:
+    draft = billing_draft()
+    validation = validate_task("leaky", _write(draft, tmp_path), draft.blueprint.rubric, backend=BACKEND,
+                               leaked=["totals.outstanding: 791.50 found in notes.md"])  # fmt: skip
+    assert not validation.accepted and _status(validation, Gate.leak) == GateStatus.failed
+    assert json.dumps([o.gate.value for o in validation.outcomes]) == json.dumps(
+        ["oracle", "nop", "partial", "leak", "judge"]
+    )

@@ -22,6 +22,7 @@ from skill2env.home import Home, activate_home, default_skills_root
 from skill2env.lake.lake import Lake, LakeError
 from skill2env.sandbox.cli import sandbox
 from skill2env.tasks.cli import export_group, import_group
+from skill2env.validation.cli import validate_command
 
 FUNNEL_STAGES = ("found", "parsed", "practical", "compatible", "feasible", "safe", "curated")
 
@@ -223,3 +224,4 @@ def doctor(home: Path | None, timeout: float) -> None:
 main.add_command(sandbox)
 main.add_command(export_group)
 main.add_command(import_group)
+main.add_command(validate_command)

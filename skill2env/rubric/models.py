@@ -8,9 +8,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from skill2env.rubric.checks import spec_problems
+
 RUBRIC_SCHEMA_VERSION = 1
 WEIGHT_TOLERANCE = 1e-6
 DEFAULT_PASS_THRESHOLD = 0.7
+RESERVED_ITEM_IDS = frozenset({"reward", "scored_weight"})
+"""Keys of Harbor's reward.json besides the items' own."""
+TASK_SCRIPT_CHECK = "task_script"
+"""The check of a deterministic item scored by the task's own verification script (the Skill2Env
+authors' `tests/verify.py`), not by the check library."""
 
 
 class Method(StrEnum):
@@ -26,6 +33,8 @@ class CheckSpec(BaseModel):
 
     check: str = Field(min_length=1)
     params: dict[str, Any] = Field(default_factory=dict)
+    timeout_s: float | None = Field(default=None, gt=0)
+    """The check's time limit inside the verifier (default: the verifier's, 60 s); past it the item fails."""
 
 
 class RubricItem(BaseModel):
@@ -42,6 +51,8 @@ class RubricItem(BaseModel):
 
     @model_validator(mode="after")
     def _method_has_its_spec(self) -> RubricItem:
+        if self.id in RESERVED_ITEM_IDS:
+            raise ValueError(f"rubric item id {self.id!r} is reserved for reward.json's own keys")
         if self.method == Method.deterministic and self.check is None:
             raise ValueError(f"rubric item {self.id}: a deterministic item needs a check")
         if self.method == Method.llm_judge and not self.judge_instruction:
@@ -73,3 +84,12 @@ class Rubric(BaseModel):
             if item.id == item_id:
                 return item
         raise KeyError(item_id)
+
+
+def check_problems(rubric: Rubric) -> list[str]:
+    """Deterministic items whose check is not registered or whose params it does not take."""
+    problems = []
+    for item in rubric.items:
+        if item.check is not None and item.check.check != TASK_SCRIPT_CHECK:
+            problems += [f"{item.id}: {problem}" for problem in spec_problems(item.check.check, item.check.params)]
+    return problems

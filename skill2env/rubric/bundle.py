@@ -1,0 +1,98 @@
+"""The verifier a task ships in `tests/`: `verify.py`, the `rubric_checks/` package, the rubric
+(with its expected values) and a `test.sh` that runs them the way Harbor runs verifiers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+from pathlib import Path
+
+from skill2env.rubric.models import Rubric
+
+RUBRIC_DIR = Path(__file__).resolve().parent
+CHECKS_PACKAGE = "rubric_checks"
+VERIFY_SCRIPT = "verify.py"
+RUBRIC_FILE = "rubric.json"
+TEST_SCRIPT = "test.sh"
+TESTS_MOUNT = "/tests"
+VERIFIER_LOGS = "/logs/verifier"
+
+
+def rubric_json(rubric: Rubric) -> bytes:
+    """The rubric as `verify.py` reads it: sorted keys, two-space indent, trailing newline — the same
+    bytes as the Harbor writer's, so equal rubrics give equal files."""
+    return (json.dumps(rubric.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def verify_command(workdir: str = "/workspace", *, tests: str = TESTS_MOUNT, out: str = VERIFIER_LOGS) -> list[str]:
+    """The verifier's command line: isolated Python (`-I`), so nothing in the agent's workspace can
+    shadow a module it imports, and an explicit workspace, rubric and output directory."""
+    return [
+        "python3",
+        "-I",
+        f"{tests}/{VERIFY_SCRIPT}",
+        "--rubric",
+        f"{tests}/{RUBRIC_FILE}",
+        "--workspace",
+        workdir,
+        "--out",
+        out,
+    ]
+
+
+def test_sh(workdir: str = "/workspace") -> bytes:
+    """Harbor's entry point: runs `verify.py`, which writes /logs/verifier/reward.json."""
+    command = shlex.join(verify_command(workdir))
+    return (
+        "#!/usr/bin/env bash\n"
+        "# Rubric verifier (skill2env): scores the deterministic items on the final workspace and writes\n"
+        "# /logs/verifier/reward.json; llm_judge items are scored by the host's judge role.\n"
+        "set -uo pipefail\n"
+        f"mkdir -p {VERIFIER_LOGS}\n"
+        f"rm -f {VERIFIER_LOGS}/reward.json {VERIFIER_LOGS}/reward.txt\n"
+        f"cd {TESTS_MOUNT}\n"
+        f"exec {command}\n"
+    ).encode()
+
+
+def _sources() -> dict[str, bytes]:
+    files = {VERIFY_SCRIPT: (RUBRIC_DIR / "verify_main.py").read_bytes()}
+    for path in sorted((RUBRIC_DIR / "checks").glob("*.py")):
+        files[f"{CHECKS_PACKAGE}/{path.name}"] = path.read_bytes()
+    return files
+
+
+def verifier_bundle(
+    rubric: Rubric | None = None, *, with_test_sh: bool = False, workdir: str = "/workspace"
+) -> dict[str, bytes]:
+    """Relative path → bytes of the verifier for a task's `tests/`: `verify.py` and the
+    `rubric_checks/` package; `rubric.json` given a rubric, `test.sh` when asked (the Harbor
+    writer generates its own `test.sh` and `rubric.json`, and refuses verifier files that would
+    replace them)."""
+    files = _sources()
+    if with_test_sh:
+        files[TEST_SCRIPT] = test_sh(workdir)
+    if rubric is not None:
+        files[RUBRIC_FILE] = rubric_json(rubric)
+    return files
+
+
+def write_bundle(tests_dir: Path, rubric: Rubric | None = None, *, workdir: str = "/workspace") -> list[Path]:
+    """Write the whole verifier into `tests_dir`, `test.sh` (executable) included; returns the paths."""
+    written = []
+    for relative, data in verifier_bundle(rubric, with_test_sh=True, workdir=workdir).items():
+        path = tests_dir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        path.chmod(0o755 if relative == TEST_SCRIPT else 0o644)
+        written.append(path)
+    return written
+
+
+def bundle_digest(rubric: Rubric | None = None) -> str:
+    """sha256 over the bundle's paths and bytes: which verifier version scored a rollout."""
+    digest = hashlib.sha256()
+    for relative, data in sorted(verifier_bundle(rubric).items()):
+        digest.update(relative.encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()

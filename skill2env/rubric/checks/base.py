@@ -1,0 +1,306 @@
+"""What every check shares: its result, its failures, the registry, workspace paths and bounded evidence.
+
+Standard library only, Python 3.10+: this package is copied into a task's `tests/` and runs inside
+the task environment, whatever Python that environment has.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+DEFAULT_MAX_BYTES = 64 << 20
+"""A check reads at most this much of one file (param `max_bytes`); a bigger file fails the check."""
+EVIDENCE_STRING_CHARS = 400
+EVIDENCE_LIST_ITEMS = 20
+EVIDENCE_DEPTH = 6
+
+
+@dataclass
+class CheckResult:
+    """One check's verdict and what it looked at.
+
+    `error` set means the check could not judge (a bad spec, a verifier defect): the item is
+    `error`, neither passed nor failed. Anything the workspace did wrong is a failure.
+    """
+
+    passed: bool
+    evidence: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def status(self) -> str:
+        if self.error is not None:
+            return "error"
+        return "passed" if self.passed else "failed"
+
+
+class CheckSpecError(ValueError):
+    """The check's parameters are wrong (unknown check, missing or unknown param, a path outside
+    the workspace): the rubric is defective, so the item is `error`."""
+
+
+class CheckFailed(Exception):
+    """The workspace made the check fail before it could compare (missing, unreadable, malformed,
+    oversized input, a link leaving the workspace). Raised by helpers; becomes a failed result."""
+
+    def __init__(self, summary: str, **evidence: Any) -> None:
+        super().__init__(summary)
+        self.summary = summary
+        self.evidence = evidence
+
+
+class CheckTimeout(BaseException):
+    """The check ran past its time; a BaseException so code under test cannot swallow it."""
+
+
+CheckFn = Callable[[Path, Mapping[str, Any]], CheckResult]
+
+
+@dataclass(frozen=True)
+class RegisteredCheck:
+    name: str
+    function: CheckFn
+    description: str
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    uses_tests_dir: bool = False
+    """The check may read files shipped with the verifier (its `tests_dir` param, filled by `run_check`)."""
+
+
+REGISTRY: dict[str, RegisteredCheck] = {}
+
+
+def check(
+    name: str,
+    description: str,
+    *,
+    required: tuple[str, ...] = (),
+    optional: tuple[str, ...] = (),
+    uses_tests_dir: bool = False,
+) -> Callable[[CheckFn], CheckFn]:
+    """Register a check function under `name` with the params it takes."""
+
+    def register(function: CheckFn) -> CheckFn:
+        if name in REGISTRY:
+            raise ValueError(f"check {name!r} is registered twice")
+        extra = ("tests_dir",) if uses_tests_dir else ()
+        REGISTRY[name] = RegisteredCheck(
+            name, function, description, tuple(required), tuple(optional) + extra, uses_tests_dir
+        )
+        return function
+
+    return register
+
+
+def spec_problems(name: str, params: Mapping[str, Any]) -> list[str]:
+    """What is wrong with a check spec before running it: unknown check, missing or unknown params."""
+    registered = REGISTRY.get(name)
+    if registered is None:
+        return [f"unknown check {name!r}; registered: {', '.join(sorted(REGISTRY))}"]
+    problems = []
+    missing = [p for p in registered.required if p not in params]
+    if missing:
+        problems.append(f"check {name!r} needs params {missing}")
+    unknown = sorted(set(params) - set(registered.required) - set(registered.optional))
+    if unknown:
+        allowed = sorted(set(registered.required) | set(registered.optional))
+        problems.append(f"check {name!r} does not take params {unknown}; it takes {allowed}")
+    return problems
+
+
+def run_check(name: str, workspace: Path, params: Mapping[str, Any], *, tests_dir: Path | None = None) -> CheckResult:
+    """Run a registered check, turning every outcome into a result with bounded evidence.
+
+    A spec problem or an unexpected exception in the check's own code is `error`; a `CheckFailed`
+    (the workspace's fault) is a failure. `CheckTimeout` propagates to the caller.
+    """
+    started = time.perf_counter()
+    problems = spec_problems(name, params)
+    if problems:
+        return _finish(CheckResult(False, {"check": name}, "; ".join(problems)), started)
+    registered = REGISTRY[name]
+    arguments = dict(params)
+    if registered.uses_tests_dir and "tests_dir" not in arguments and tests_dir is not None:
+        arguments["tests_dir"] = str(tests_dir)
+    try:
+        result = registered.function(workspace, arguments)
+    except CheckSpecError as exc:
+        result = CheckResult(False, {}, f"bad check spec: {exc}")
+    except CheckFailed as exc:
+        result = CheckResult(False, {"summary": exc.summary, **exc.evidence})
+    except Exception as exc:  # a defect of the check itself, not of the workspace
+        result = CheckResult(False, {"traceback": _traceback_tail()}, f"the check raised {type(exc).__name__}: {exc}")
+    result.evidence = {"check": name, **result.evidence}
+    return _finish(result, started)
+
+
+def _finish(result: CheckResult, started: float) -> CheckResult:
+    result.evidence["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
+    result.evidence = bounded(result.evidence)
+    return result
+
+
+def _traceback_tail(lines: int = 12) -> str:
+    return "".join(traceback.format_exc().splitlines(keepends=True)[-lines:])
+
+
+# -- evidence ---------------------------------------------------------------------------------------
+
+
+def bounded(value: Any, depth: int = 0) -> Any:
+    """`value` as JSON-ready data with long strings and lists cut, each cut marked."""
+    if isinstance(value, str):
+        return clip(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if depth >= EVIDENCE_DEPTH:
+        return clip(json.dumps(value, default=repr))
+    if isinstance(value, Mapping):
+        items = list(value.items())
+        kept = {str(k): bounded(v, depth + 1) for k, v in items[: EVIDENCE_LIST_ITEMS * 2]}
+        if len(items) > EVIDENCE_LIST_ITEMS * 2:
+            kept["…"] = f"{len(items) - EVIDENCE_LIST_ITEMS * 2} more keys cut"
+        return kept
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+        kept_list = [bounded(v, depth + 1) for v in items[:EVIDENCE_LIST_ITEMS]]
+        if len(items) > EVIDENCE_LIST_ITEMS:
+            kept_list.append(f"… {len(items) - EVIDENCE_LIST_ITEMS} more cut")
+        return kept_list
+    if isinstance(value, (bytes, bytearray)):
+        return clip(bytes(value).decode("utf-8", errors="replace"))
+    return clip(repr(value))
+
+
+def clip(text: str, limit: int = EVIDENCE_STRING_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit} more chars cut]"
+
+
+def show(value: Any, limit: int = 120) -> str:
+    """A value as it appears in a diff line."""
+    return clip(json.dumps(value, ensure_ascii=False, default=repr), limit)
+
+
+def diff_lines(lines: list[str], total: int) -> dict[str, Any]:
+    """The first differences and how many there were."""
+    return {"differences": total, "diff": lines[:EVIDENCE_LIST_ITEMS]}
+
+
+# -- parameters -----------------------------------------------------------------------------------
+
+
+def param(params: Mapping[str, Any], name: str, kind: Any, default: Any = None) -> Any:
+    """A param of the given type (or tuple of types), the default when absent."""
+    if name not in params or params[name] is None:
+        return default
+    value = params[name]
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, float)):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise CheckSpecError(f"param {name!r} must be {names}, not {type(value).__name__}")
+    return value
+
+
+def string_list(params: Mapping[str, Any], name: str) -> list[str]:
+    """A param given as a string or a list of strings, as a list."""
+    value = params.get(name)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise CheckSpecError(f"param {name!r} must be a string or a list of strings")
+
+
+# -- workspace files --------------------------------------------------------------------------------
+
+
+def relative_path(workspace: Path, path: str) -> PurePosixPath:
+    """A workspace-relative path from a param; absolute paths must lie under the workspace."""
+    if not isinstance(path, str) or not path.strip():
+        raise CheckSpecError(f"a path must be a non-empty string, not {path!r}")
+    pure = PurePosixPath(path)
+    if pure.is_absolute():
+        root = PurePosixPath(workspace.as_posix())
+        try:
+            pure = pure.relative_to(root)
+        except ValueError:
+            raise CheckSpecError(f"{path} is not under the workspace {workspace}") from None
+    if ".." in pure.parts:
+        raise CheckSpecError(f"{path} leaves the workspace")
+    return pure
+
+
+def inside(root: Path, path: Path) -> bool:
+    """Whether `path`, links resolved, lies under `root`."""
+    try:
+        path.resolve().relative_to(root.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
+
+
+def workspace_file(workspace: Path, path: str) -> Path:
+    """An existing regular file of the workspace.
+
+    Raises:
+        CheckSpecError: the path leaves the workspace lexically (the rubric's fault).
+        CheckFailed: missing, not a regular file, or a link leading outside the workspace.
+    """
+    relative = relative_path(workspace, path)
+    full = workspace / relative
+    if not full.exists() and not full.is_symlink():
+        raise CheckFailed(f"{relative} does not exist", path=str(relative))
+    if not inside(workspace, full):
+        raise CheckFailed(f"{relative} is a link leading outside the workspace", path=str(relative))
+    if not full.is_file():
+        raise CheckFailed(f"{relative} is not a regular file", path=str(relative))
+    return full
+
+
+def read_bytes(workspace: Path, path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    full = workspace_file(workspace, path)
+    size = full.stat().st_size
+    if size > max_bytes:
+        raise CheckFailed(f"{path} is {size} bytes, more than this check reads ({max_bytes})", path=path, size=size)
+    try:
+        return full.read_bytes()
+    except OSError as exc:
+        raise CheckFailed(f"{path} cannot be read: {exc.strerror or exc}", path=path) from exc
+
+
+def read_text(workspace: Path, path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """A workspace file as UTF-8 text (a BOM is dropped, CRLF kept); not UTF-8 fails the check."""
+    data = read_bytes(workspace, path, max_bytes)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CheckFailed(f"{path} is not UTF-8 text (byte {exc.start})", path=path) from exc
+
+
+def max_bytes_param(params: Mapping[str, Any]) -> int:
+    return int(param(params, "max_bytes", int, DEFAULT_MAX_BYTES))
+
+
+def tests_file(params: Mapping[str, Any], name: str) -> Path:
+    """A file shipped with the verifier, named by param `name` relative to the tests directory."""
+    value = param(params, name, str)
+    base = params.get("tests_dir")
+    path = Path(value)
+    if not path.is_absolute():
+        if not base:
+            raise CheckSpecError(f"param {name!r} is relative but no tests directory is known")
+        path = Path(str(base)) / value
+    if not path.is_file():
+        raise CheckSpecError(f"{value} is not a file shipped with the verifier")
+    return path

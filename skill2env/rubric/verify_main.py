@@ -1,0 +1,227 @@
+"""The in-environment verifier: scores a rubric's deterministic items on the final workspace.
+
+    python3 -I /tests/verify.py [--rubric /tests/rubric.json] [--workspace /workspace] [--out /logs/verifier]
+
+Copied into a task's `tests/` as `verify.py` beside the `rubric_checks/` package (see
+`skill2env.rubric.bundle`), it runs in the task environment after the agent finished, with the
+standard library only. Judge items are left `unscored` (the host fills them in) and their target
+files are collected, size-capped, for the judge. It writes to the output directory:
+
+* `reward.json` — Harbor's reward file: `{item_id: q, …, "reward": r, "scored_weight": w}` with
+  the scored items only (Harbor reads numbers; an unscored item has none), `reward` over the
+  scored weight;
+* `results.json` — every item's status (passed / failed / error / unscored), q, evidence, error;
+* `judge_inputs.json` — per judge item, the files its judge reads.
+
+Run it with `-I` (isolated mode): the workspace is the agent's, and nothing the agent wrote may
+shadow a module this script imports. Exit status 0 once the results are written, whatever the
+reward; 2 when the rubric cannot be read (then no reward file is written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import platform
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+if __package__:
+    from .checks import CheckResult, CheckTimeout, clear_cache, judge_inputs, run_check, weighted_reward
+else:
+    # Run as a script: `python3 -I` puts neither the working directory nor the script's own on
+    # sys.path, so add only the script's directory (the verifier's, never the agent's).
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    try:  # /tests/verify.py beside its rubric_checks/ package
+        from rubric_checks import (  # type: ignore[no-redef]
+            CheckResult,
+            CheckTimeout,
+            clear_cache,
+            judge_inputs,
+            run_check,
+            weighted_reward,
+        )
+    except ImportError:  # a source checkout: skill2env/rubric/verify_main.py beside checks/
+        from checks import (  # type: ignore[no-redef]
+            CheckResult,
+            CheckTimeout,
+            clear_cache,
+            judge_inputs,
+            run_check,
+            weighted_reward,
+        )
+
+RESULTS_SCHEMA_VERSION = 1
+DEFAULT_WORKSPACE = "/workspace"
+DEFAULT_OUT = "/logs/verifier"
+DEFAULT_ITEM_TIMEOUT_S = 60.0
+REWARD_FILE = "reward.json"
+RESULTS_FILE = "results.json"
+JUDGE_INPUTS_FILE = "judge_inputs.json"
+TASK_SCRIPT_CHECK = "task_script"
+RESERVED_KEYS = ("reward", "scored_weight")
+"""Keys of reward.json that are not item ids (the rubric model refuses items named so)."""
+EXIT_OK = 0
+EXIT_BAD_RUBRIC = 2
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise CheckTimeout in this thread after `seconds` (main thread only; elsewhere no limit)."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise CheckTimeout(f"ran past {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def score_item(item: dict[str, Any], workspace: Path, tests_dir: Path, default_timeout: float) -> dict[str, Any]:
+    """One item's result: a deterministic item's check run under its time limit; a judge item left
+    unscored."""
+    entry: dict[str, Any] = {
+        "id": item.get("id"),
+        "method": item.get("method"),
+        "weight": item.get("weight"),
+        "status": "error",
+        "q": None,
+        "evidence": {},
+        "error": None,
+    }
+    started = time.perf_counter()
+    method = item.get("method")
+    if method == "llm_judge":
+        entry.update(status="unscored", evidence={"reason": "judge items are scored by the host's judge role"})
+    elif method == "deterministic" and (item.get("check") or {}).get("check") == TASK_SCRIPT_CHECK:
+        entry["error"] = "the task's own verification script scores this item (verify in task_script mode)"
+    elif method == "deterministic":
+        spec = item.get("check") or {}
+        timeout = spec.get("timeout_s") or default_timeout
+        try:
+            with time_limit(float(timeout)):
+                result = run_check(str(spec.get("check")), workspace, spec.get("params") or {}, tests_dir=tests_dir)
+        except CheckTimeout:
+            result = CheckResult(False, {"summary": f"the check ran past its {timeout:g} s limit"})
+        entry.update(status=result.status, evidence=result.evidence, error=result.error)
+        if result.status in ("passed", "failed"):
+            entry["q"] = 1.0 if result.passed else 0.0
+    else:
+        entry["error"] = f"unknown method {method!r}"
+    entry["duration_s"] = round(time.perf_counter() - started, 6)
+    return entry
+
+
+def collect_judge_inputs(workspace: Path, item: dict[str, Any]) -> dict[str, Any]:
+    """A judge item's files; a failure to collect them is recorded, never fatal to the verifier."""
+    try:
+        return judge_inputs(workspace, list(item.get("target_files") or []))
+    except Exception as exc:  # a target pattern the rubric got wrong, an unreadable tree
+        return {"files": [], "missing": [], "listing": [], "error": f"{type(exc).__name__}: {exc}"}
+
+
+def verify(
+    rubric: dict[str, Any],
+    workspace: Path,
+    tests_dir: Path,
+    *,
+    item_timeout: float = DEFAULT_ITEM_TIMEOUT_S,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(results, judge inputs) for every item of `rubric` (a parsed rubric.json) on `workspace`."""
+    started = time.perf_counter()
+    clear_cache()
+    items = [score_item(item, workspace, tests_dir, item_timeout) for item in rubric["items"]]
+    inputs = {
+        item["id"]: collect_judge_inputs(workspace, item)
+        for item in rubric["items"]
+        if item.get("method") == "llm_judge"
+    }
+    totals = weighted_reward((float(e["weight"]), e["status"], e["q"]) for e in items)
+    results = {
+        "schema_version": RESULTS_SCHEMA_VERSION,
+        "status": "scored",
+        "workspace": str(workspace),
+        "verified_at": datetime.now(timezone.utc).isoformat(),  # noqa: UP017 — runs on Python 3.10 too
+        "python": platform.python_version(),
+        "duration_s": round(time.perf_counter() - started, 6),
+        **totals,
+        "pass_threshold": rubric.get("pass_threshold"),
+        "items": items,
+    }
+    return results, inputs
+
+
+def reward_document(results: dict[str, Any]) -> dict[str, float]:
+    """Harbor's reward.json: numbers only — each scored item's q, the reward, the scored weight."""
+    document = {e["id"]: e["q"] for e in results["items"] if e["q"] is not None and e["id"] not in RESERVED_KEYS}
+    if results["reward"] is not None:
+        document["reward"] = results["reward"]
+    document["scored_weight"] = results["scored_weight"]
+    return {k: v for k, v in document.items() if isinstance(v, (int, float)) and math.isfinite(v)}
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Write through a temporary file and rename, so a reader never sees half a file."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(json.dumps(value, indent=1, ensure_ascii=False, default=repr) + "\n", encoding="utf-8")
+    temporary.chmod(0o644)
+    temporary.replace(path)
+
+
+def write_outputs(out_dir: Path, results: dict[str, Any], inputs: dict[str, Any]) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json(out_dir / JUDGE_INPUTS_FILE, inputs)
+    write_json(out_dir / RESULTS_FILE, results)
+    write_json(out_dir / REWARD_FILE, reward_document(results))
+
+
+def main(argv: list[str] | None = None) -> int:
+    here = Path(__file__).resolve().parent
+    parser = argparse.ArgumentParser(description="Score a rubric's deterministic items on a workspace.")
+    parser.add_argument("--rubric", type=Path, default=here / "rubric.json")
+    parser.add_argument(
+        "--workspace", type=Path, default=Path(os.environ.get("SKILL2ENV_WORKSPACE", DEFAULT_WORKSPACE))
+    )
+    parser.add_argument("--out", type=Path, default=Path(DEFAULT_OUT))
+    parser.add_argument("--item-timeout", type=float, default=DEFAULT_ITEM_TIMEOUT_S)
+    args = parser.parse_args(argv)
+    try:
+        raw = args.rubric.read_bytes()
+        rubric = json.loads(raw)
+        if not isinstance(rubric, dict) or not isinstance(rubric.get("items"), list):
+            raise ValueError("a rubric is an object with a list of items")
+    except (OSError, ValueError) as exc:
+        args.out.mkdir(parents=True, exist_ok=True)
+        write_json(
+            args.out / RESULTS_FILE, {"schema_version": RESULTS_SCHEMA_VERSION, "status": "error", "error": str(exc)}
+        )
+        print(f"verify: cannot read the rubric {args.rubric}: {exc}", file=sys.stderr)
+        return EXIT_BAD_RUBRIC
+    results, inputs = verify(rubric, args.workspace, args.rubric.parent, item_timeout=args.item_timeout)
+    results["rubric_sha256"] = hashlib.sha256(raw).hexdigest()
+    write_outputs(args.out, results, inputs)
+    reward = results["reward"]
+    shown = "none scored" if reward is None else f"{reward:.4f}"
+    print(f"verify: reward {shown} over scored weight {results['scored_weight']:.4f} ({results['counts']})")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+"""The in-environment verifier: run as a standalone script (standard library only, no site-packages)
+from the bundle, and in-process for its time limits."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skill2env.rubric.bundle import verifier_bundle, verify_command, write_bundle
+from skill2env.rubric.models import Rubric
+from skill2env.rubric.verify_main import verify
+
+RUBRIC = Rubric.model_validate(
+    {
+        "items": [
+            {
+                "id": "report",
+                "description": "the report exists",
+                "weight": 0.4,
+                "method": "deterministic",
+                "check": {"check": "text_contains", "params": {"path": "report.md", "contains": "Total: 81"}},
+            },
+            {
+                "id": "table",
+                "description": "the table has 3 rows",
+                "weight": 0.3,
+                "method": "deterministic",
+                "check": {"check": "row_count", "params": {"path": "table.csv", "expected": 3}},
+            },
+            {
+                "id": "tone",
+                "description": "the report is clear",
+                "weight": 0.3,
+                "method": "llm_judge",
+                "judge_instruction": "Is it clear?",
+                "target_files": ["report.md", "notes/*.txt"],
+            },
+        ]
+    }
+)
+
+
+def _run_bundle(
+    tmp_path: Path, workspace: Path, rubric: Rubric = RUBRIC
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    tests = tmp_path / "tests"
+    write_bundle(tests, rubric, workdir=str(workspace))
+    out = tmp_path / "logs" / "verifier"
+    command = verify_command(str(workspace), tests=str(tests), out=str(out))
+    # -S: no site-packages at all, so the verifier provably needs nothing but the standard library.
+    completed = subprocess.run([sys.executable, "-S", *command[1:]], capture_output=True, text=True, cwd=workspace)
+    return completed, out
+
+
+def test_the_bundle_scores_deterministic_items_and_leaves_judge_items_unscored(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "report.md").write_text("# Report\nTotal: 81\n")
+    (workspace / "table.csv").write_text("a\n1\n2\n")
+
+    completed, out = _run_bundle(tmp_path, workspace)
+
+    assert completed.returncode == 0, completed.stderr
+    reward = json.loads((out / "reward.json").read_text())
+    assert reward == {
+        "report": 1.0,
+        "table": 0.0,
+        "reward": pytest.approx(0.4 / 0.7),
+        "scored_weight": pytest.approx(0.7),
+    }
+    results = json.loads((out / "results.json").read_text())
+    assert [(i["id"], i["status"]) for i in results["items"]] == [
+        ("report", "passed"),
+        ("table", "failed"),
+        ("tone", "unscored"),
+    ]
+    assert results["complete"] is False and results["raw_reward"] == pytest.approx(0.4)
+    assert results["items"][1]["evidence"]["summary"] == "2 record(s), wanted = 3"
+    inputs = json.loads((out / "judge_inputs.json").read_text())
+    assert inputs["tone"]["files"][0]["text"] == "# Report\nTotal: 81\n"
+    assert inputs["tone"]["missing"] == ["notes/*.txt"]
+
+
+def test_nothing_in_the_workspace_can_shadow_the_verifiers_modules(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    (workspace / "rubric_checks").mkdir(parents=True)
+    (workspace / "report.md").write_text("Total: 81")
+    (workspace / "table.csv").write_text("a\n1\n2\n3\n")
+    for name in ("json.py", "csv.py", "re.py", "pathlib.py", "sitecustomize.py", "rubric_checks/__init__.py"):
+        (workspace / name).write_text("raise SystemExit('shadowed')\n")
+
+    completed, out = _run_bundle(tmp_path, workspace)
+
+    assert completed.returncode == 0, completed.stderr
+    assert json.loads((out / "reward.json").read_text())["reward"] == 1.0
+
+
+def test_an_unreadable_rubric_exits_2_without_a_reward_file(tmp_path: Path) -> None:
+    files = verifier_bundle(RUBRIC)
+    tests = tmp_path / "tests"
+    for relative, data in files.items():
+        (tests / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tests / relative).write_bytes(data)
+    (tests / "rubric.json").write_text("{not json")
+    out = tmp_path / "out"
+
+    completed = subprocess.run(
+        [sys.executable, "-I", "-S", str(tests / "verify.py"), "--workspace", str(tmp_path), "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
+
+    assert completed.returncode == 2
+    assert not (out / "reward.json").exists()
+    assert json.loads((out / "results.json").read_text())["status"] == "error"
+
+
+def test_a_check_past_its_time_limit_fails(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    rubric = {
+        "items": [
+            {
+                "id": "slow",
+                "weight": 1.0,
+                "method": "deterministic",
+                "check": {
+                    "check": "python",
+                    "timeout_s": 0.2,
+                    "params": {
+                        "source": "import time\ndef check(ws, args):\n    try:\n        time.sleep(5)\n"
+                        "    except Exception:\n        return True\n"
+                    },
+                },
+            },
+        ]
+    }
+
+    results, _ = verify(rubric, tmp_path, tmp_path / "tests")
+
+    item = results["items"][0]
+    assert item["status"] == "failed" and item["q"] == 0.0
+    assert item["evidence"]["summary"] == "the check ran past its 0.2 s limit"
+    assert item["duration_s"] < 2
+
+
+def test_an_unknown_method_or_check_is_an_error(tmp_path: Path) -> None:
+    rubric = {
+        "items": [
+            {"id": "a", "weight": 0.5, "method": "vibes"},
+            {"id": "b", "weight": 0.5, "method": "deterministic", "check": {"check": "nope", "params": {}}},
+        ]
+    }
+
+    results, _ = verify(rubric, tmp_path, tmp_path)
+
+    assert [i["status"] for i in results["items"]] == ["error", "error"]
+    assert results["reward"] is None and results["scored_weight"] == 0
+
+
+STDLIB = set(sys.stdlib_module_names) | {"rubric_checks", "checks", "openpyxl", "duckdb"}
+
+
+@pytest.mark.parametrize("relative", sorted(p for p in verifier_bundle() if p.endswith(".py")))
+def test_the_bundle_imports_only_the_standard_library(relative: str) -> None:
+    tree = ast.parse(verifier_bundle()[relative])
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            imported.add(node.module.split(".")[0])
+    assert imported <= STDLIB, imported - STDLIB
+
+
+def test_the_bundle_holds_the_verifier_the_checks_the_rubric_and_test_sh() -> None:
+    files = verifier_bundle(RUBRIC, with_test_sh=True, workdir="/app")
+
+    assert {"verify.py", "test.sh", "rubric.json", "rubric_checks/__init__.py", "rubric_checks/csv_equals.py"} <= set(
+        files
+    )
+    assert b"python3 -I /tests/verify.py" in files["test.sh"] and b"--workspace /app" in files["test.sh"]
+    assert Rubric.model_validate_json(files["rubric.json"]) == RUBRIC
+    assert "rubric.json" not in verifier_bundle() and "test.sh" not in verifier_bundle()
+
+
+def test_the_stdlib_side_agrees_with_the_model_on_reserved_names() -> None:
+    from skill2env.rubric import verify_main
+    from skill2env.rubric.models import RESERVED_ITEM_IDS, TASK_SCRIPT_CHECK
+
+    assert set(verify_main.RESERVED_KEYS) == RESERVED_ITEM_IDS
+    assert verify_main.TASK_SCRIPT_CHECK == TASK_SCRIPT_CHECK

@@ -1,0 +1,1 @@
+"""Exports: SFT examples (OpenAI chat JSONL, Parquet) and RL task sets."""

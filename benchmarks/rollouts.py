@@ -1,0 +1,179 @@
+"""Rollout throughput: concurrent solver rollouts of a scripted 10-step policy, per sandbox backend.
+
+    python benchmarks/rollouts.py [--rollouts 16] [--steps 10] [--latency 0.2] [--backends docker,bwrap]
+
+Starts the test suite's scripted OpenAI-compatible server (`tests/llm_server.py`) in its own
+process, scripted as a policy: each answer comes after `--latency` seconds and is one `bash`
+call (`echo step N >> progress.log`), the `--steps`-th a `finish`. Then, per backend, runs
+`--rollouts` attempts of the solver on the csv-aggregation fixture task all at once (one
+`RolloutRunner`, concurrency = `--rollouts`) through the whole machinery: started / finished
+markers in a lake, the sandbox, the agent loop, partial and ATIF trajectory files, the final
+workspace's snapshot in the store.
+
+Prints per backend: the group's wall time, rollouts and agent steps per second, statuses,
+where each rollout's time went — waiting for the model, tool calls, the sandbox (start not
+hidden behind the first model call, snapshot, stop) — the CPU this process and its children
+used, and the overhead: the share of a rollout's wall time beyond `--steps` × `--latency`
+(what waiting for the model alone would take). Goals: every rollout completes with 16 at
+once on 2 cores, and sandbox + loop overhead ≤ 10 % of wall time at 200 ms per model answer.
+
+bwrap keeps each rollout's directories under `$SKILL2ENV_BWRAP_DIR` (default: the temporary
+directory); on a disk, copying /etc's certificates per sandbox costs ~1 s of metadata
+operations under load, so `--bwrap-dir /dev/shm/skill2env-bwrap` shows the backend on a tmpfs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skill2env.agent.actors import SolverPolicy
+from skill2env.agent.markers import AttemptLog
+from skill2env.agent.rollout import RolloutRunner, TaskRef, attempt_specs
+from skill2env.agent.trajectory import Trajectory
+from skill2env.home import Home
+from skill2env.lake.lake import Lake
+from skill2env.llm.cache import CacheMode, ResponseCache
+from skill2env.llm.client import ModelClient
+from skill2env.llm.config import RoleConfig
+from skill2env.sandbox.backends import BACKEND_NAMES, BackendName
+from skill2env.sandbox.task import TaskDir
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "harbor" / "csv-aggregation"
+OVERHEAD_GOAL = 0.10
+SANDBOX_LIMITS = {"storage_mb": 64, "tmp_mb": 64}
+
+
+def serve(steps: int, latency: float) -> None:
+    """The scripted policy's model: answer `n` (counted from the conversation) is bash until the last."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from llm_server import Scripted, ScriptedServer, slow, tool_calls
+
+    def respond(request: dict[str, Any]) -> Scripted:
+        turn = sum(1 for message in request["messages"] if message["role"] == "assistant")
+        if turn + 1 >= steps:
+            return slow(latency, tool_calls(("finish", {"message": f"done after {steps} steps"})))
+        return slow(latency, tool_calls(("bash", {"command": f"echo step {turn} >> progress.log"})))
+
+    with ScriptedServer(respond) as server:
+        print(server.base_url, flush=True)
+        while True:
+            time.sleep(3600)
+
+
+def start_server(steps: int, latency: float) -> tuple[subprocess.Popen[str], str]:
+    command = [sys.executable, __file__, "--serve", "--steps", str(steps), "--latency", str(latency)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
+def run_group(backend: BackendName, base_url: str, rollouts: int, scratch: Path, bwrap_dir: str) -> Group:
+    home = Home(scratch / backend)
+    lake = Lake(home.lake_path, lock_timeout=120)
+    lake.ensure_schema()
+    config = RoleConfig(base_url=base_url, model="scripted-model", max_concurrency=max(8, rollouts))
+    client = ModelClient("solver", config, cache=ResponseCache(home.root / "cache", CacheMode.off))
+    task = TaskRef(TaskDir(FIXTURE), "csv-aggregation-i0", "bench")
+
+    def runner(concurrency: int) -> RolloutRunner:
+        return RolloutRunner(
+            SolverPolicy(client), backend=backend, run_id=f"bench-{backend}", home=home,
+            attempts=AttemptLog(lake), concurrency=concurrency, sandbox_limits=SANDBOX_LIMITS,
+            sandbox_options={"root": Path(bwrap_dir)} if backend == "bwrap" and bwrap_dir else None,
+        )  # fmt: skip
+
+    runner(1).run_all(attempt_specs([task], 1))  # builds the task image and warms every path once
+    before, started = _cpu(), time.perf_counter()
+    done = runner(rollouts).run_all(attempt_specs([task], rollouts))
+    wall, after = time.perf_counter() - started, _cpu()
+    return Group(backend, wall, done, after[0] - before[0], after[1] - before[1], os.getloadavg()[0])
+
+
+@dataclass(frozen=True)
+class Group:
+    backend: str
+    wall: float
+    done: list[Trajectory]
+    cpu_self: float
+    """CPU seconds of this process (every thread) during the group."""
+    cpu_children: float
+    """CPU seconds of the processes it started and waited for (bwrap's; docker's run in the engine)."""
+    load: float
+
+
+def report(group: Group, steps: int, latency: float) -> bool:
+    done, wall = group.done, group.wall
+    turns = sum(t.turns for t in done)
+    mean = {field: statistics.mean(float(getattr(t, field) or 0.0) for t in done)
+            for field in ("wall_s", "model_s", "tool_s", "sandbox_s")}  # fmt: skip
+    other = mean["wall_s"] - mean["model_s"] - mean["tool_s"] - mean["sandbox_s"]
+    overhead = 1 - steps * latency / mean["wall_s"]
+    waiting = 1 - mean["model_s"] / mean["wall_s"]
+    statuses = ", ".join(f"{s}: {sum(t.status == s for t in done)}" for s in sorted({t.status for t in done}))
+    print(f"\n{group.backend}: {len(done)} rollouts at once × {steps} steps, {latency * 1000:.0f} ms per model answer")
+    print(f"  group wall          {wall:7.2f} s (ideal {steps * latency:.2f} s: nothing but waiting for the model)")
+    print(f"  throughput          {len(done) / wall:7.2f} rollouts/s, {turns / wall:.1f} agent steps/s")
+    print(f"  statuses            {statuses}")
+    print(
+        f"  one rollout (mean)  {mean['wall_s']:.3f} s = model {mean['model_s']:.3f} + tools {mean['tool_s']:.3f}"
+        f" + sandbox {mean['sandbox_s']:.3f} + markers, files, loop {other:.3f}"
+    )
+    print(f"  one tool call       {mean['tool_s'] / max(1, steps - 1) * 1000:7.1f} ms (mean)")
+    print(f"  overhead            {overhead:7.1%} of a rollout's wall time beyond {steps} × {latency * 1000:.0f} ms"
+          f" ({waiting:.1%} outside model calls)")  # fmt: skip
+    print(
+        f"  CPU                 this process {group.cpu_self:.2f} s, its child processes {group.cpu_children:.2f} s;"
+        f" load average {group.load:.1f} on {os.cpu_count()} cores"
+    )
+    met = all(t.status == "completed" and t.turns == steps for t in done) and overhead <= OVERHEAD_GOAL
+    print(f"  goal (all complete, overhead ≤ {OVERHEAD_GOAL:.0%}): {'met' if met else 'MISSED'}")
+    return met
+
+
+def _cpu() -> tuple[float, float]:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rollouts", type=int, default=16)
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds per model answer")
+    parser.add_argument("--backends", default="docker,bwrap")
+    parser.add_argument(
+        "--bwrap-dir",
+        default="",
+        help="where bwrap rollouts keep their directories (default: $SKILL2ENV_BWRAP_DIR or <tmp>); "
+        "a tmpfs such as /dev/shm/skill2env-bwrap avoids disk metadata costs",
+    )
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.steps, args.latency)
+        return
+    server, base_url = start_server(args.steps, args.latency)
+    try:
+        with tempfile.TemporaryDirectory(prefix="skill2env-bench-rollouts-") as scratch:
+            backends: list[BackendName] = [b for b in BACKEND_NAMES if b in args.backends.split(",")]
+            for backend in backends:
+                group = run_group(backend, base_url, args.rollouts, Path(scratch), args.bwrap_dir)
+                report(group, args.steps, args.latency)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()

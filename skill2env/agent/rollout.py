@@ -1,0 +1,359 @@
+"""Rollouts: one attempt of a policy on a task in a fresh sandbox, and groups of them run concurrently.
+
+    runner = RolloutRunner(policy, backend="docker", run_id=run_id, home=home, attempts=AttemptLog(lake))
+    trajectories = runner.run_all(attempt_specs(tasks, attempts=4))      # or `await runner.run(specs)`
+
+An attempt: record a `started` marker (so a killed run can be found and closed later) and start
+the sandbox — both in the background, behind the first model call; tool calls wait for them —
+and let the actor set it up; run the agent loop; snapshot the final workspace into the store
+(its digest is the attempt's workspace digest); stop the sandbox; write the ATIF
+`trajectory.json`; record a `finished` marker.
+Attempts run under a semaphore of `concurrency` sandboxes (default `$SKILL2ENV_SANDBOX_SLOTS`),
+their blocking sandbox calls in a thread pool of the same size. Whatever fails, an attempt
+ends as a trajectory with a status, never as an exception; an infrastructure failure is
+`infra_error`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skill2env.agent.actors import Actor, Policy
+from skill2env.agent.files import TrajectoryFiles
+from skill2env.agent.loop import SYSTEM_PROMPT, LoopLimits, ThreadedTools, run_agent
+from skill2env.agent.markers import AttemptLog
+from skill2env.agent.tools import ToolRunner
+from skill2env.agent.trajectory import Trajectory, utc_now
+from skill2env.home import Home
+from skill2env.sandbox.backends import BackendName, make_sandbox
+from skill2env.sandbox.base import Sandbox, SandboxLimits, new_rollout_id
+from skill2env.sandbox.errors import SandboxError
+from skill2env.sandbox.task import TaskDir
+from skill2env.tasks.harbor import task_digest
+from skill2env.tasks.store import TaskStore
+
+log = logging.getLogger(__name__)
+
+SandboxFactory = Callable[[SandboxLimits, str], Sandbox]
+"""(limits, rollout id) → a not-yet-started sandbox."""
+
+SANDBOX_SLOTS_ENV = "SKILL2ENV_SANDBOX_SLOTS"
+DEFAULT_SANDBOX_SLOTS = 2
+"""The same default as the Dagster `sandbox` pool (skill2env/definitions.py)."""
+
+
+def sandbox_slots() -> int:
+    """Sandboxes at once: `$SKILL2ENV_SANDBOX_SLOTS`, else 2."""
+    configured = os.environ.get(SANDBOX_SLOTS_ENV, "").strip()
+    return max(1, int(configured)) if configured.isdigit() else DEFAULT_SANDBOX_SLOTS
+
+
+@dataclass(frozen=True)
+class AttemptSpec:
+    """One attempt to run: the task, where it belongs, and its place in its group."""
+
+    task: TaskDir
+    task_id: str
+    domain: str
+    iteration: int = 0
+    task_digest: str | None = None
+    attempt: int = 1
+    group_id: str = ""
+
+
+@dataclass(frozen=True)
+class TaskRef:
+    """A task to roll out, as the `tasks` view lists it."""
+
+    task: TaskDir
+    task_id: str
+    domain: str
+    iteration: int = 0
+    task_digest: str | None = None
+
+
+def attempt_specs(tasks: Sequence[TaskRef], attempts: int) -> list[AttemptSpec]:
+    """`attempts` attempts of every task, each task's attempts one group."""
+    specs = []
+    for ref in tasks:
+        group = uuid.uuid4().hex[:16]
+        for attempt in range(1, attempts + 1):
+            specs.append(AttemptSpec(ref.task, ref.task_id, ref.domain, ref.iteration, ref.task_digest, attempt, group))
+    return specs
+
+
+class RolloutRunner:
+    """Runs attempts of one policy on one sandbox backend."""
+
+    def __init__(
+        self,
+        policy: Policy,
+        *,
+        backend: BackendName,
+        run_id: str,
+        home: Home | None = None,
+        attempts: AttemptLog | None = None,
+        concurrency: int | None = None,
+        max_turns: int | None = None,
+        max_tokens: int | None = None,
+        observation_chars: int | None = None,
+        system_prompt: str | None = SYSTEM_PROMPT,
+        sandbox_limits: dict[str, Any] | None = None,
+        sandbox_options: dict[str, Any] | None = None,
+        sandbox_factory: SandboxFactory | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.policy = policy
+        self.backend: BackendName = backend
+        self.run_id = run_id
+        self.home = home
+        self.attempt_log = attempts
+        self.concurrency = concurrency or sandbox_slots()
+        overrides = {"max_turns": max_turns, "max_tokens": max_tokens, "observation_chars": observation_chars}
+        self.limit_overrides = {key: value for key, value in overrides.items() if value is not None}
+        self.system_prompt = system_prompt
+        self.sandbox_limits = sandbox_limits or {}
+        self.sandbox_options = sandbox_options or {}
+        self.sandbox_factory = sandbox_factory or self._make_sandbox
+        self._reaps = sandbox_factory is None
+        self.files = TrajectoryFiles(home.root) if home is not None else None
+        self._images = _ImageCache(backend)
+        self._executor: ThreadPoolExecutor | None = None
+        self.progress = progress
+        """Called with the number of attempts finished so far, after each one."""
+        self._finished = 0
+
+    def run_all(self, specs: Sequence[AttemptSpec]) -> list[Trajectory]:
+        """`run` in a new event loop (for synchronous callers)."""
+        return asyncio.run(self.run(specs))
+
+    async def run(self, specs: Sequence[AttemptSpec]) -> list[Trajectory]:
+        """Every attempt, at most `concurrency` at once; trajectories in the order of `specs`."""
+        slots = asyncio.Semaphore(self.concurrency)
+        with ThreadPoolExecutor(max_workers=self.concurrency + 2, thread_name_prefix="rollout") as executor:
+            self._executor = executor
+            try:
+                await self._blocking(self._reap)
+
+                async def guarded(spec: AttemptSpec) -> Trajectory:
+                    async with slots:
+                        return await self.run_attempt(spec)
+
+                return list(await asyncio.gather(*(guarded(spec) for spec in specs)))
+            finally:
+                self._executor = None
+                await self.policy.aclose()
+
+    async def run_attempt(self, spec: AttemptSpec) -> Trajectory:
+        """One attempt, start to end (see the module docstring)."""
+        clock = time.monotonic()
+        trajectory = Trajectory(
+            rollout_id=new_rollout_id(),
+            group_id=spec.group_id or uuid.uuid4().hex[:16],
+            run_id=self.run_id,
+            task_id=spec.task_id,
+            task_name=spec.task.name,
+            domain=spec.domain,
+            iteration=spec.iteration,
+            task_digest=spec.task_digest,
+            policy=self.policy.name,
+            model=self.policy.model,
+            attempt=spec.attempt,
+            backend=self.backend,
+        )
+        if self.files is not None:
+            trajectory.trajectory_path = self.files.relative_atif(trajectory.rollout_id)
+        sandbox: Sandbox | None = None
+        try:
+            limits = SandboxLimits.for_task(spec.task, **self.sandbox_limits)
+            sandbox = self.sandbox_factory(limits, trajectory.rollout_id)
+            await self._attempt(spec, trajectory, sandbox)
+        except asyncio.CancelledError:
+            self._abandon(trajectory, sandbox)
+            raise
+        except Exception as exc:  # the started marker could not be written, or a bug of ours
+            log.exception("rollout %s failed outside the agent loop", trajectory.rollout_id)
+            trajectory.status, trajectory.error = "infra_error", f"{type(exc).__name__}: {exc}"
+        if sandbox is not None:
+            stop_started = time.monotonic()
+            await self._blocking(_stop_quietly, sandbox)
+            trajectory.sandbox_s += time.monotonic() - stop_started
+        await self._blocking(self._finish, trajectory, clock)
+        self._finished += 1
+        if self.progress is not None:
+            self.progress(self._finished)
+        return trajectory
+
+    async def _attempt(self, spec: AttemptSpec, trajectory: Trajectory, sandbox: Sandbox) -> None:
+        actor = self.policy.actor(spec.task)
+        # The started marker, then the sandbox: in the background, behind the first model call.
+        ready = asyncio.ensure_future(self._blocking(self._start, sandbox, actor, spec.task, trajectory))
+        limits = LoopLimits.for_task(spec.task, **self.limit_overrides)
+        runner = ToolRunner(
+            sandbox, observation_chars=limits.observation_chars, command_timeout_s=limits.command_timeout_s
+        )
+        prompt = self.system_prompt.format(workdir=_workdir(spec.task)) if self.system_prompt else None
+        persist = self.files.write_partial if self.files is not None else None
+        tools = ThreadedTools(runner, executor=self._executor, started=ready)
+        try:
+            await run_agent(
+                actor,
+                trajectory,
+                spec.task.instruction.read_text(encoding="utf-8"),
+                tools,
+                limits=limits,
+                system_prompt=prompt,
+                on_step=persist,
+            )
+            waiting = time.monotonic()
+            await ready  # the agent may have finished without a tool call: did the sandbox ever start?
+            trajectory.sandbox_s += time.monotonic() - waiting
+        except (SandboxError, OSError) as exc:
+            trajectory.status, trajectory.error = "infra_error", f"{type(exc).__name__}: {exc}"
+        finally:
+            if not ready.done():
+                ready.cancel()
+        if trajectory.status != "infra_error":
+            await self._snapshot(sandbox, trajectory)
+
+    async def _snapshot(self, sandbox: Sandbox, trajectory: Trajectory) -> None:
+        started = time.monotonic()
+        try:
+            digest, path = await self._blocking(self._store_workspace, sandbox)
+            trajectory.workspace_digest, trajectory.workspace_path = digest, path
+        except (SandboxError, OSError) as exc:
+            problem = f"snapshotting the final workspace failed: {type(exc).__name__}: {exc}"
+            if trajectory.status == "agent_timeout":  # the sandbox may be gone with the clock; still a timeout
+                trajectory.error = f"{trajectory.error}; {problem}"
+            else:  # without the final workspace the attempt cannot be scored: not the agent's failure
+                trajectory.status, trajectory.error = "infra_error", problem
+        trajectory.sandbox_s += time.monotonic() - started
+
+    def _make_sandbox(self, limits: SandboxLimits, rollout_id: str) -> Sandbox:
+        return make_sandbox(self.backend, limits, rollout_id=rollout_id, reap=False, **self.sandbox_options)
+
+    # -- blocking steps (run in the thread pool) ----------------------------------------------------
+
+    async def _blocking(self, function: Any, *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, function, *args)
+
+    def _reap(self) -> None:
+        """Remove what killed runs left behind, once per run (each sandbox then starts without reaping)."""
+        if not self._reaps:  # sandboxes of a custom factory are the factory's business
+            return
+        try:
+            if self.backend == "docker":
+                from skill2env.sandbox.engine import docker_client
+                from skill2env.sandbox.reaper import reap_docker
+
+                client = docker_client()
+                try:
+                    reap_docker(client)
+                finally:
+                    client.close()
+            else:
+                from skill2env.sandbox.bwrap_backend import bwrap_root
+                from skill2env.sandbox.reaper import reap_bwrap
+
+                reap_bwrap(self.sandbox_options.get("root") or bwrap_root())
+        except SandboxError as exc:  # every attempt will say so as its infra_error
+            log.warning("reaping orphaned sandboxes failed: %s", exc)
+
+    def _start(self, sandbox: Sandbox, actor: Actor, task: TaskDir, trajectory: Trajectory) -> None:
+        """Record the attempt as started (before anything can be left behind), then start the sandbox."""
+        if self.attempt_log is not None:
+            self.attempt_log.started(trajectory)
+        self._images.ensure(task)
+        sandbox.start(task)
+        actor.setup(sandbox, task)
+
+    def _store_workspace(self, sandbox: Sandbox) -> tuple[str, str | None]:
+        with tempfile.TemporaryDirectory(prefix="skill2env-workspace-") as scratch:
+            target = Path(scratch) / "workspace"
+            sandbox.copy_out(sandbox.workspace, target)
+            target.mkdir(exist_ok=True)
+            if self.home is None:
+                return task_digest(target), None
+            stored = TaskStore(self.home.root).put_dir(target)
+            return stored.digest, stored.relative_path
+
+    def _finish(self, trajectory: Trajectory, clock: float) -> None:
+        trajectory.finished_at = utc_now()
+        trajectory.wall_s = time.monotonic() - clock
+        if self.files is not None:
+            try:
+                self.files.write_atif(trajectory)
+            except OSError as exc:
+                log.error("writing the trajectory of rollout %s failed: %s", trajectory.rollout_id, exc)
+                trajectory.trajectory_path = None
+        if self.attempt_log is not None:
+            try:
+                self.attempt_log.finished(trajectory)
+            except Exception as exc:  # the rollout row still reaches the lake with the asset's write
+                log.error("recording the end of rollout %s failed: %s", trajectory.rollout_id, exc)
+
+    def _abandon(self, trajectory: Trajectory, sandbox: Sandbox | None) -> None:
+        """A cancelled attempt (the run is being stopped): stop its sandbox now, synchronously. Its
+        started marker stays open, so the next run of its domain records it, with its steps, as an
+        infra_error in the same write as its own rows (this run will write none)."""
+        if sandbox is not None:
+            _stop_quietly(sandbox)
+        if self.files is not None:
+            with contextlib.suppress(OSError):
+                self.files.write_partial(trajectory)
+
+
+class _ImageCache:
+    """Builds each task image once per runner, before its attempts start (not once per attempt at once)."""
+
+    def __init__(self, backend: BackendName) -> None:
+        self.backend = backend
+        self._done: set[str] = set()
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def ensure(self, task: TaskDir) -> None:
+        if self.backend != "docker":
+            return
+        digest = task.environment_digest
+        with self._guard:
+            lock = self._locks.setdefault(digest, threading.Lock())
+        with lock:
+            if digest in self._done:
+                return
+            from skill2env.sandbox.engine import docker_client
+            from skill2env.sandbox.images import ensure_task_image
+
+            client = docker_client(timeout=task.config.environment.build_timeout_sec + 60)
+            try:
+                ensure_task_image(client, task)
+            finally:
+                client.close()
+            self._done.add(digest)
+
+
+def _stop_quietly(sandbox: Sandbox) -> None:
+    try:
+        sandbox.stop()
+    except Exception as exc:  # the reaper removes what is left
+        log.warning("stopping sandbox %s failed: %s", sandbox.rollout_id, exc)
+
+
+def _workdir(task: TaskDir) -> str:
+    try:
+        return task.workdir
+    except OSError:
+        return "/workspace"

@@ -1,0 +1,39 @@
+"""A small fixture lake for rollout tests: Harbor fixture tasks stored and listed in the `tasks` view."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from skill2env.home import Home
+from skill2env.lake.lake import Lake, TableWrite
+from skill2env.sandbox.task import TaskDir
+from skill2env.tasks.store import TaskStore
+from skill2env.tasks.tables import TASKS_SCHEMA
+
+DOMAIN = "data-analysis"
+
+
+def register_tasks(lake: Lake, home: Home, *tasks: TaskDir, domain: str = DOMAIN) -> list[str]:
+    """Store each task directory under `home` and write one `tasks` partition listing them as built.
+
+    Columns the rollouts do not read are left at empty values. Returns the task ids (`<name>-i0`).
+    """
+    store = TaskStore.of(home)
+    empty = {pl.List: [], pl.Int64: 0}
+    rows = []
+    for task in tasks:
+        stored = store.put_dir(task.root)
+        row = {name: empty.get(type(dtype), "") for name, dtype in TASKS_SCHEMA.items()}
+        row |= {
+            "task_id": f"{task.name}-i0",
+            "task_name": task.name,
+            "iteration": 0,
+            "status": "built",
+            "domain": domain,
+            "task_digest": stored.digest,
+            "store_path": stored.relative_path,
+        }
+        rows.append(row)
+    frame = pl.DataFrame(rows, schema=TASKS_SCHEMA)
+    lake.write([TableWrite("tasks", frame, partition_key=domain)], run_id="tasks-run", code_version="test")
+    return [str(row["task_id"]) for row in rows]

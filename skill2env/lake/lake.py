@@ -9,12 +9,14 @@ connection between calls.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -178,10 +180,25 @@ class Reader:
 
 
 def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the tables and (re)create the views, unless this lake already has this exact schema:
+    every write checks, and re-running forty statements per write made small writes slow."""
+    digest = schema_digest()
+    con.execute("CREATE TABLE IF NOT EXISTS lake_schema (digest VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)")
+    current = con.execute("SELECT digest FROM lake_schema ORDER BY applied_at DESC LIMIT 1").fetchall()
+    if current and current[0][0] == digest:
+        return
     for _, statement in ordered_statements("ddl"):
         con.execute(statement)
     for _, statement in ordered_statements("views"):
         con.execute(statement)
+    con.execute("INSERT INTO lake_schema VALUES ($digest, now())", {"digest": digest})
+
+
+@cache
+def schema_digest() -> str:
+    """sha256 of every DDL and view statement, in the order they are applied."""
+    text = "\0".join(statement for folder in ("ddl", "views") for _, statement in ordered_statements(folder))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _append(

@@ -77,6 +77,8 @@ SYSTEM_ETC = (
 """What of the host's /etc a command sees: what programs need to run, nothing about the host."""
 PRIVATE_DIRS = {SANDBOX_TMP: "tmp", "/logs": "logs"}
 READ_ONLY_DIRS = {"/tests": "tests", "/solution": "solution"}
+SKILL_COPY = "skill"
+"""The task's skill folder, copied into the rollout and bound read-only at the task's skill mount."""
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 KILLED_EXIT_CODE = 137
 
@@ -112,6 +114,7 @@ class BwrapSandbox(Sandbox):
         """Where programs come from: the unpacked base image when there is one (see `rootfs`)."""
         self._reap = reap
         self._dir: Path | None = None
+        self._task: TaskDir | None = None
         self._deadline = 0.0
         self._as_root = os.geteuid() == 0
         self._host_uid = HOST_UID if self._as_root else os.geteuid()
@@ -171,6 +174,8 @@ class BwrapSandbox(Sandbox):
             host_dir.mkdir(parents=True, exist_ok=True)
         if task.workspace_dir.is_dir():
             shutil.copytree(task.workspace_dir, fs / "workspace", symlinks=True, dirs_exist_ok=True)
+        if task.skill_dir.is_dir():  # a copy: the task store may not be readable by the sandbox's uid
+            shutil.copytree(task.skill_dir, fs / SKILL_COPY, symlinks=True)
         self._make_etc(self.rollout_dir / "etc")
         self._hand_over(fs)
 
@@ -285,6 +290,9 @@ class BwrapSandbox(Sandbox):
                 args += ["--ro-bind", str(host), f"/{name}"]
         args += ["--ro-bind", str(self.rollout_dir / "etc"), "/etc"]
         args += ["--proc", "/proc", "--dev", "/dev"]
+        task = self._task
+        if task is not None and (self._fs / SKILL_COPY).is_dir():
+            args += ["--ro-bind", str(self._fs / SKILL_COPY), task.config.metadata.skill2env.skill_mount]
         for path, host_dir in self._mounts().items():
             option = "--ro-bind" if path in READ_ONLY_DIRS else "--bind"
             args += [option, str(host_dir), path]

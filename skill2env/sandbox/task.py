@@ -49,9 +49,19 @@ class EnvironmentSection(_Section):
     a sandbox is offline unless the task asks for the network explicitly."""
 
 
+class Skill2envMetadata(_Section):
+    skill_mount: str = "/skills"
+    """Where the task's skill folder (`environment/skill/`) is available inside the environment."""
+
+
+class MetadataSection(_Section):
+    skill2env: Skill2envMetadata = Field(default_factory=Skill2envMetadata)
+
+
 class TaskConfig(_Section):
     """The sections of Harbor's `task.toml` a sandbox reads."""
 
+    metadata: MetadataSection = Field(default_factory=MetadataSection)
     agent: AgentSection = Field(default_factory=AgentSection)
     verifier: VerifierSection = Field(default_factory=VerifierSection)
     environment: EnvironmentSection = Field(default_factory=EnvironmentSection)
@@ -89,6 +99,11 @@ class TaskDir:
     @property
     def dockerfile(self) -> Path:
         return self.environment_dir / "Dockerfile"
+
+    @property
+    def skill_dir(self) -> Path:
+        """The skill folder the task exercises (docker copies it into the image; bwrap binds it)."""
+        return self.environment_dir / "skill"
 
     @property
     def workspace_dir(self) -> Path:

@@ -52,6 +52,8 @@ class EnvironmentSection(_Section):
 class Skill2envMetadata(_Section):
     skill_mount: str = "/skills"
     """Where the task's skill folder (`environment/skill/`) is available inside the environment."""
+    author: str | None = None
+    """Who built the task: `offline:<kit>` or `model:<name>`."""
 
 
 class MetadataSection(_Section):

@@ -1,0 +1,1 @@
+"""The stages of one hardening iteration, as functions the Dagster assets call."""

@@ -1,0 +1,44 @@
+"""Policies the pipeline rolls out: a named one, or each world kit's naive baseline (offline)."""
+
+from __future__ import annotations
+
+from skill2env.agent.actors import POLICY_SCRIPT, Actor, Policy, ScriptActor, policy_from_name
+from skill2env.agent.tools import MAX_COMMAND_TIMEOUT_S
+from skill2env.llm.client import ModelClient
+from skill2env.llm.session import LlmSession
+from skill2env.rubric.judge import Judge, ModelJudge
+from skill2env.sandbox.task import TaskDir
+
+NAIVE = "naive"
+OFFLINE_AUTHOR_PREFIX = "offline:"
+
+
+class NaivePolicy(Policy):
+    """The scripted solver that does the obvious thing and ignores the designed challenges (each
+    kit ships one). It measures, offline, that hardening makes tasks harder: it is labelled as a
+    scripted policy everywhere, never mistaken for a model."""
+
+    name = f"script:{NAIVE}"
+    model = None
+
+    def actor(self, task: TaskDir) -> Actor:
+        from skill2env.kits import KITS
+
+        author = task.config.metadata.skill2env.author or ""
+        kit = KITS.get(author.removeprefix(OFFLINE_AUTHOR_PREFIX)) if author.startswith(OFFLINE_AUTHOR_PREFIX) else None
+        if kit is None:
+            return ScriptActor([[("finish", {"message": f"no naive baseline for tasks authored by {author!r}"})]])
+        timeout = min(task.config.agent.timeout_sec, MAX_COMMAND_TIMEOUT_S)
+        run = ("bash", {"command": f"bash {POLICY_SCRIPT}", "timeout": timeout})
+        return ScriptActor([[run], [("finish", {"message": f"naive baseline of {kit.name}"})]],
+                           files={POLICY_SCRIPT: kit.naive_policy()})  # fmt: skip
+
+
+def pipeline_policy(name: str, client: ModelClient | None) -> Policy:
+    """`naive` (the kits' baselines) or any name `policy_from_name` knows."""
+    return NaivePolicy() if name == NAIVE else policy_from_name(name, client=client)
+
+
+def session_judge(models: LlmSession) -> Judge | None:
+    """The judge role's model, recorded in this session's ledger; None when no judge is configured."""
+    return ModelJudge(models.client("judge")) if models.configured("judge") else None

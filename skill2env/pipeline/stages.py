@@ -1,0 +1,160 @@
+"""Validation and rollout stages of one iteration for one domain: read the lake, run, write once.
+
+Every stage writes its tables under the partition `<domain>@i<iteration>`, so the stages of
+iteration k+1 add to what iteration k wrote instead of replacing it (the views show the newest
+write of each partition).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from skill2env.agent.files import TrajectoryFiles
+from skill2env.agent.markers import close_attempts, interrupted_attempts
+from skill2env.agent.rollout import RolloutRunner, TaskRef, attempt_specs
+from skill2env.agent.tables import rollouts_frame, trajectory_steps_frame
+from skill2env.agent.trajectory import Trajectory
+from skill2env.exports.sft import Candidate, sft_frame
+from skill2env.home import Home
+from skill2env.lake.lake import Lake, TableWrite
+from skill2env.lake.sqlfiles import load_sql
+from skill2env.rubric.evaluate import verify_workspace
+from skill2env.rubric.judge import Judge
+from skill2env.rubric.models import Rubric
+from skill2env.rubric.results import VerificationResult
+from skill2env.rubric.tables import ScoredRollout, scores_frame
+from skill2env.sandbox.backends import BackendName, make_sandbox
+from skill2env.sandbox.base import SandboxLimits
+from skill2env.sandbox.task import TaskDir
+from skill2env.tasks.store import TaskStore
+from skill2env.validation.tables import validations_frame
+from skill2env.validation.tasks import validate_rows
+
+
+def stage_partition(domain: str, iteration: int) -> str:
+    """The lake partition a stage writes for one domain at one iteration."""
+    return f"{domain}@i{iteration}"
+
+
+@dataclass(frozen=True)
+class ValidationStage:
+    domain: str
+    iteration: int
+    validated: int
+    accepted: int
+    failing: dict[str, int] = field(default_factory=dict)
+    """Gate → tasks that failed it."""
+
+
+def validate_stage(
+    lake: Lake,
+    home: Home,
+    domain: str,
+    iteration: int,
+    *,
+    backend: BackendName,
+    run_id: str,
+    code_version: str,
+    judge: Judge | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ValidationStage:
+    """Run every gate for the domain's built tasks of `iteration`; write `validations`."""
+    rows = lake.query(load_sql("queries/stage_tasks"), {"domain": domain, "iteration": iteration}).to_dicts()
+    validations = validate_rows(rows, home.root, backend=backend, judge=judge, progress=progress)
+    frame = validations_frame(validations, backend)
+    lake.write([TableWrite("validations", frame, partition_key=stage_partition(domain, iteration))],
+               run_id=run_id, code_version=code_version)  # fmt: skip
+    failing: dict[str, int] = {}
+    for validation, _, _ in validations:
+        for gate in validation.failing:
+            failing[gate] = failing.get(gate, 0) + 1
+    accepted = sum(1 for validation, _, _ in validations if validation.accepted)
+    return ValidationStage(domain, iteration, len(validations), accepted, failing)
+
+
+@dataclass(frozen=True)
+class RolloutStage:
+    domain: str
+    iteration: int
+    tasks: int
+    trajectories: list[Trajectory]
+    recovered: list[Trajectory]
+    scored: list[ScoredRollout]
+    sft_examples: int
+    sft_skipped: list[str]
+
+
+def rollout_stage(
+    lake: Lake,
+    home: Home,
+    domain: str,
+    iteration: int,
+    runner: RolloutRunner,
+    *,
+    attempts: int,
+    run_id: str,
+    code_version: str,
+    judge: Judge | None = None,
+) -> RolloutStage:
+    """Roll out the domain's accepted tasks of `iteration` (k attempts each), verify every final
+    workspace in a fresh sandbox, and write `rollouts`, `trajectory_steps`, `rubric_scores` and
+    `sft_examples` in one transaction. Attempts a killed run left open are closed as `infra_error`."""
+    files = TrajectoryFiles(home.root)
+    recovered = interrupted_attempts(lake, files, domain)
+    rows = lake.query(load_sql("queries/stage_accepted_tasks"), {"domain": domain, "iteration": iteration}).to_dicts()
+    store = TaskStore.of(home)
+    refs = [TaskRef(TaskDir(store.resolve(r["store_path"])), r["task_id"], domain, iteration, r["task_digest"])
+            for r in rows]  # fmt: skip
+    trajectories = runner.run_all(attempt_specs(refs, attempts)) if refs else []
+    by_task = {row["task_id"]: row for row in rows}
+    scored = [_verify(t, by_task[t.task_id], home, runner.backend, judge) for t in trajectories]
+    candidates = [
+        Candidate(t, s.result.reward, by_task[t.task_id])
+        for t, s in zip(trajectories, scored, strict=True)
+        if s.result.status == "scored" and s.result.reward is not None and t.status == "completed"
+    ]
+    sft, skipped = sft_frame(candidates)
+    everything = [*recovered, *trajectories]
+    partition = stage_partition(domain, iteration)
+    lake.write(
+        [
+            TableWrite("rollouts", rollouts_frame(everything), partition_key=partition),
+            TableWrite("trajectory_steps", trajectory_steps_frame(everything), partition_key=partition),
+            TableWrite("rubric_scores", scores_frame(scored), partition_key=partition),
+            TableWrite("sft_examples", sft, partition_key=partition),
+        ],
+        run_id=run_id,
+        code_version=code_version,
+    )
+    close_attempts(lake, recovered)
+    return RolloutStage(domain, iteration, len(refs), trajectories, recovered, scored, sft.height, skipped)
+
+
+def _verify(trajectory: Trajectory, row: Mapping[str, Any], home: Home, backend: BackendName,
+            judge: Judge | None) -> ScoredRollout:  # fmt: skip
+    def scored(result: VerificationResult) -> ScoredRollout:
+        return ScoredRollout(trajectory.rollout_id, trajectory.task_id, trajectory.iteration, trajectory.domain,
+                             trajectory.policy, trajectory.attempt, result)  # fmt: skip
+
+    if trajectory.status == "infra_error" or not trajectory.workspace_path:
+        why = trajectory.error or "the rollout left no final workspace"
+        return scored(VerificationResult.infra_error(f"not verified: {why}", rollout_id=trajectory.rollout_id))
+    task = TaskDir(home.root / row["store_path"])
+    rubric = Rubric.model_validate_json(row["rubric"])
+    fresh = make_sandbox(backend, SandboxLimits.for_task(task))
+    return scored(verify_workspace(home.root / trajectory.workspace_path, task, rubric, fresh, judge=judge))
+
+
+def stage_summary(stages: Sequence[RolloutStage]) -> dict[str, float]:
+    """Figures for asset metadata: attempts, infra errors, mean reward, full-credit rate."""
+    results = [s.result for stage in stages for s in stage.scored]
+    rewards = [r.reward for r in results if r.status == "scored" and r.reward is not None]
+    full = [r for r in results if r.status == "scored" and r.complete and (r.reward or 0.0) >= 0.999]
+    return {
+        "attempts": float(len(results)),
+        "infra_errors": float(sum(1 for r in results if r.status == "infra_error")),
+        "mean_reward": round(sum(rewards) / len(rewards), 4) if rewards else 0.0,
+        "full_credit_rate": round(len(full) / len(rewards), 4) if rewards else 0.0,
+    }

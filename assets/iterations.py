@@ -10,6 +10,7 @@ partition `<domain>@i<k>`, with an `iteration` column, so the asset graph shows 
 
 import warnings
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Literal
 
 import dagster as dg
@@ -20,13 +21,18 @@ from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.agent.markers import AttemptLog
 from skill2env.agent.rollout import RolloutRunner
-from skill2env.home import Home
+from skill2env.exports.sft import write_sft
+from skill2env.formatting import markdown_table
+from skill2env.home import Home, default_skills_root
+from skill2env.lake.sqlfiles import load_sql
+from skill2env.pipeline.hardening import harden_stage
 from skill2env.pipeline.policies import pipeline_policy, session_judge
 from skill2env.pipeline.settings import resolve_backend
 from skill2env.pipeline.stages import RolloutStage, rollout_stage, stage_summary, validate_stage
 
 CODE_VERSION = "iterations-1"
 DEFAULT_ITERATIONS = 2
+SFT_MIN_REWARD = 0.9
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*backfill_policy.*")
 
@@ -187,3 +193,91 @@ def rollouts_asset(iteration: int) -> dg.AssetsDefinition:
 def _mean_turns(stages: Sequence[RolloutStage]) -> float:
     turns = [t.turns for stage in stages for t in stage.trajectories]
     return round(sum(turns) / len(turns), 2) if turns else 0.0
+
+
+class HardeningConfig(dg.Config):
+    threshold: float = 0.7
+    """Tasks whose solver group's mean reward exceeds it are diagnosed and hardened."""
+    skills_root: str = str(default_skills_root())
+    """The folder the catalog walked: the skill is copied into every rebuilt task."""
+
+
+def hardening_asset(iteration: int) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=stage_key(iteration, "hardening"),
+        deps=[stage_key(iteration, "rubric_scores")],
+        partitions_def=domain_partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        group_name=f"iteration_{iteration}",
+        kinds={"duckdb"},
+        pool="lake",
+    )
+    def hardening(
+        context: dg.AssetExecutionContext, config: HardeningConfig, lake: LakeResource
+    ) -> dg.MaterializeResult:
+        """Diagnose tasks the solver found easy, harden them (blueprint, workspace, rubric and solution
+        rebuilt together), carry the others: the tasks of the next iteration."""
+        store, home = lake.lake(), Home.resolve(lake.home or None)
+        stages = [
+            harden_stage(
+                store,
+                home,
+                domain,
+                iteration,
+                skills_root=Path(config.skills_root),
+                run_id=context.run.run_id,
+                code_version=CODE_VERSION,
+                threshold=config.threshold,
+            )
+            for domain in context.partition_keys
+        ]
+        outcomes = {o: sum(s.count(o) for s in stages) for o in ("hardened", "kept", "rejected", "defective")}
+        return dg.MaterializeResult(
+            metadata={
+                "considered": sum(len(s.rounds) for s in stages),
+                **{f"outcome/{name}": count for name, count in outcomes.items()},
+                "next_iteration_tasks": sum(len(s.children) for s in stages),
+            }
+        )
+
+    return hardening
+
+
+def sft_trajectories_asset(iterations: int) -> dg.AssetsDefinition:
+    @dg.asset(
+        key="sft_trajectories",
+        deps=[stage_key(k, "rubric_scores") for k in range(iterations + 1)],
+        group_name="exports",
+        kinds={"duckdb", "parquet"},
+        pool="lake",
+    )
+    def sft_trajectories(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
+        """The SFT set: rollouts with reward > 0.9 from every iteration, written as OpenAI chat JSONL and
+        Parquet under `<home>/exports/sft/`, each example with its lineage."""
+        store, home = lake.lake(), Home.resolve(lake.home or None)
+        frame = store.query(load_sql("queries/sft_candidates"), {"min_reward": SFT_MIN_REWARD})
+        out = home.root / "exports" / "sft"
+        written = {fmt: write_sft(frame, out / f"sft.{fmt}", fmt) for fmt in ("jsonl", "parquet")}
+        by_iteration = frame.group_by("iteration").len().sort("iteration")
+        return dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": frame.height,
+                "examples": written["jsonl"],
+                "min_reward": SFT_MIN_REWARD,
+                "by_iteration": dg.MetadataValue.md(markdown_table(by_iteration)),
+                "jsonl": dg.MetadataValue.path(str(out / "sft.jsonl")),
+                "parquet": dg.MetadataValue.path(str(out / "sft.parquet")),
+            }
+        )
+
+    return sft_trajectories
+
+
+def iteration_assets(iterations: int = DEFAULT_ITERATIONS) -> list[dg.AssetsDefinition]:
+    """Every stage of iterations 0..`iterations` (hardening between them) and the SFT export."""
+    stages: list[dg.AssetsDefinition] = []
+    for k in range(iterations + 1):
+        stages += [validations_asset(k), rollouts_asset(k)]
+        if k < iterations:
+            stages.append(hardening_asset(k))
+    return [*stages, sft_trajectories_asset(iterations)]

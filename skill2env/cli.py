@@ -152,7 +152,10 @@ def sql(query: str, home: Path | None, output_format: str) -> None:
 def _print_frame(frame: pl.DataFrame, output_format: str) -> None:
     if output_format == "csv":
         nested = [c for c, t in frame.schema.items() if isinstance(t, pl.List | pl.Struct | pl.Array)]
-        flat = frame.with_columns(pl.col(c).map_elements(json.dumps, return_dtype=pl.String) for c in nested)
+        flat = frame.with_columns(
+            pl.Series(c, [None if v is None else json.dumps(v, default=str) for v in frame[c].to_list()], pl.String)
+            for c in nested
+        )
         sys.stdout.write(flat.write_csv())
     elif output_format == "json":
         sys.stdout.write(json.dumps(frame.to_dicts(), default=str, ensure_ascii=False, indent=1) + "\n")

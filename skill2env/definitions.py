@@ -18,6 +18,7 @@ import polars as pl
 from assets.catalog import skill_catalog
 from assets.compoworld import compo_tasks, service_graph
 from assets.curation import curated_skills
+from assets.iterations import DEFAULT_ITERATIONS, iteration_assets
 from assets.partitions import DOMAIN_PARTITIONS_NAME
 from assets.patterns import pattern_library, pattern_selections
 from assets.tasks import task_authoring
@@ -63,8 +64,25 @@ def progress_forwarder(init_context: dg.InitLoggerContext) -> logging.Logger:
     return logger
 
 
-def build_definitions(home: str = "") -> dg.Definitions:
-    """Definitions bound to a skill2env home ('' = `$SKILL2ENV_HOME` or `./.skill2env`)."""
+def environments_job(iterations: int) -> dg.UnresolvedAssetJobDefinition:
+    stages = iteration_assets(iterations)
+    keys = [key for stage in stages if stage.partitions_def is not None for key in stage.keys]
+    return dg.define_asset_job(
+        "environments_job",
+        selection=[dg.AssetKey("blueprints"), dg.AssetKey("tasks"), *keys],
+        description="Author tasks from the selections, then validate, roll out, score and harden them, "
+        "iteration by iteration; a partition range runs as one run.",
+    )
+
+
+exports_job = dg.define_asset_job(
+    "exports_job", selection=["sft_trajectories"], description="Write the SFT set (JSONL + Parquet) under the home."
+)
+
+
+def build_definitions(home: str = "", iterations: int = DEFAULT_ITERATIONS) -> dg.Definitions:
+    """Definitions bound to a skill2env home ('' = `$SKILL2ENV_HOME` or `./.skill2env`), with the
+    hardening loop unrolled into `iterations` rounds."""
     return dg.Definitions(
         assets=[
             skill_catalog,
@@ -72,10 +90,11 @@ def build_definitions(home: str = "") -> dg.Definitions:
             pattern_library,
             pattern_selections,
             task_authoring,
+            *iteration_assets(iterations),
             service_graph,
             compo_tasks,
         ],
-        jobs=[catalog_job, curation_job],
+        jobs=[catalog_job, curation_job, environments_job(iterations), exports_job],
         resources={"lake": LakeResource(home=home), "llm": LlmResource(home=home)},
         loggers={"console": dg.colored_console_logger, "progress": progress_forwarder},
     )
@@ -177,3 +196,93 @@ def set_pool_limits() -> None:
         for pool, (variable, default) in POOL_SLOTS.items():
             slots = int(os.environ.get(variable, default)) if variable else default
             instance.event_log_storage.set_concurrency_slots(pool, slots)
+
+
+OFFLINE_AUTHOR = "skill2env.pipeline.authors:offline_or_model_author"
+"""The author `skill2env run` uses: the model author when one is configured, else the world kits."""
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    iterations: int = DEFAULT_ITERATIONS
+    author: str = OFFLINE_AUTHOR
+    backend: str = "auto"
+    policy: str = "auto"
+    attempts: int = 4
+    threshold: float = 0.7
+
+
+@dataclass(frozen=True)
+class PipelineOutcome:
+    catalog: CatalogOutcome
+    step_seconds: dict[str, float]
+    validation_funnel: pl.DataFrame
+    task_stats: pl.DataFrame
+    hardening_curve: pl.DataFrame
+    sft_examples: int
+
+
+def run_pipeline(
+    home: Home,
+    skills_root: Path,
+    options: PipelineOptions,
+    *,
+    workers: int = 0,
+    log_level: str = "WARNING",
+    progress: Callable[[str], None] | None = None,
+) -> PipelineOutcome:
+    """The whole pipeline in-process on the persistent instance: catalog and curation, then task
+    authoring and every iteration's validation, rollouts, scores and hardening (one run over all
+    domains), then the SFT export."""
+    catalog = run_catalog(home, skills_root, workers=workers, log_level=log_level, progress=progress)
+    if progress is not None:
+        _progress_sinks.append(progress)
+    try:
+        step_seconds = _run_environments(home, skills_root, options, log_level=log_level)
+    finally:
+        if progress is not None:
+            _progress_sinks.remove(progress)
+    lake = Lake(home.lake_path)
+    return PipelineOutcome(
+        catalog=catalog,
+        step_seconds=catalog.step_seconds | step_seconds,
+        validation_funnel=lake.query("SELECT * FROM validation_funnel"),
+        task_stats=lake.query("SELECT * FROM task_stats"),
+        hardening_curve=lake.query("SELECT * FROM hardening_curve"),
+        sft_examples=int(lake.query("SELECT count(*) FROM sft_examples WHERE reward > 0.9").item()),
+    )
+
+
+def _run_environments(home: Home, skills_root: Path, options: PipelineOptions, *, log_level: str) -> dict[str, float]:
+    bound = build_definitions(home=str(home.root), iterations=options.iterations)
+    loggers = {"console": {"config": {"log_level": log_level}}, "progress": {}}
+    ops: dict[str, dict[str, object]] = {
+        "task_authoring": {"config": {"author": options.author, "skills_root": str(skills_root)}}
+    }
+    for stage in iteration_assets(options.iterations):
+        name = stage.op.name
+        if name.endswith("__validations"):
+            ops[name] = {"config": {"backend": options.backend}}
+        elif name.endswith("_rollouts"):
+            ops[name] = {"config": {"backend": options.backend, "policy": options.policy, "attempts": options.attempts}}
+        elif name.endswith("__hardening"):
+            ops[name] = {"config": {"skills_root": str(skills_root), "threshold": options.threshold}}
+    step_seconds: dict[str, float] = {}
+    with dg.DagsterInstance.get() as instance:
+        keys = instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME)
+        if not keys:
+            return step_seconds
+        result = bound.resolve_job_def("environments_job").execute_in_process(
+            run_config={"ops": ops, "loggers": loggers},
+            instance=instance,
+            tags={RANGE_START_TAG: keys[0], RANGE_END_TAG: keys[-1]},
+            raise_on_error=False,
+        )
+        _raise_if_failed(result, "environments_job")
+        step_seconds |= _step_seconds(instance, result.run_id)
+        result = bound.resolve_job_def("exports_job").execute_in_process(
+            run_config={"loggers": loggers}, instance=instance, raise_on_error=False
+        )
+        _raise_if_failed(result, "exports_job")
+        step_seconds |= _step_seconds(instance, result.run_id)
+    return step_seconds

@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from skill2env.agent.trajectory import Trajectory
 
+FINISH_TOOL = "finish"
+
 
 class FunctionCall(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -97,7 +99,10 @@ def chat_example(trajectory: Trajectory) -> ChatExample:
         messages.append(
             {"role": "assistant", "content": step.message or None, **({"tool_calls": calls} if calls else {})}
         )
+        ending = {call.tool_call_id for call in step.tool_calls if call.function_name == FINISH_TOOL}
         for observation in step.observations:
+            if observation.source_call_id in ending:
+                continue  # the episode ends with the call to `finish`: its echo is not a turn to learn
             messages.append(
                 {"role": "tool", "tool_call_id": observation.source_call_id or "", "content": observation.content}
             )

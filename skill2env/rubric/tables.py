@@ -66,7 +66,7 @@ def scores_frame(scored: Sequence[ScoredRollout]) -> pl.DataFrame:
             "reward": result.reward,
             "raw_reward": result.raw_reward,
             "scored_weight": result.scored_weight,
-            "full_credit": bool(result.complete and result.reward is not None and result.reward >= FULL_CREDIT_AT),
+            "full_credit": result.reward is not None and result.reward >= FULL_CREDIT_AT,  # over the scored weight
             "flags": [flag.value for flag in result.flags],
             "error": result.error,
             "isolation": result.isolation,

@@ -16,7 +16,7 @@ CREATE TABLE IF NOT EXISTS rubric_scores_versions (
     reward DOUBLE,                         -- the rollout's reward over the scored weight (NULL: nothing scored)
     raw_reward DOUBLE,
     scored_weight DOUBLE,
-    full_credit BOOLEAN,                   -- reward >= 0.999 over the complete rubric
+    full_credit BOOLEAN,                   -- reward >= 0.999 over the scored weight (flags say when partial)
     flags VARCHAR[],
     item_id VARCHAR,
     method VARCHAR,                        -- deterministic | llm_judge

@@ -1,0 +1,71 @@
+"""The whole pipeline through Dagster on two example skills: tasks, gates, rollouts, scores,
+a hardening round, the SFT export, and lineage from an SFT row back to its skill."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import polars as pl
+import pytest
+
+from skill2env.definitions import PipelineOptions, run_pipeline
+from skill2env.home import EXAMPLE_SKILLS, Home
+from skill2env.lake.lake import Lake
+
+pytestmark = [pytest.mark.slow, pytest.mark.bwrap]
+SKILLS = ("csv-cleaning", "log-analysis")
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[Home, Lake]:
+    root = tmp_path_factory.mktemp("skills")
+    for name in SKILLS:
+        shutil.copytree(EXAMPLE_SKILLS / name, root / name)
+    home = Home(tmp_path_factory.mktemp("home"))
+    options = PipelineOptions(iterations=1, author="task_samples:SampleAuthor", backend="bwrap", policy="oracle",
+                              attempts=2)  # fmt: skip
+    run_pipeline(home, root, options, workers=1)
+    return home, Lake(home.lake_path)
+
+
+def test_every_task_is_validated_and_the_sound_ones_accepted(ran: tuple[Home, Lake]) -> None:
+    _, lake = ran
+    funnel = lake.query("SELECT * FROM validation_funnel WHERE domain = '*' ORDER BY iteration").to_dicts()
+    assert [row["iteration"] for row in funnel] == [0, 1]
+    assert all(row["accepted"] == row["validated"] == len(SKILLS) for row in funnel), funnel
+
+
+def test_rollouts_are_scored_and_the_oracle_earns_full_credit(ran: tuple[Home, Lake]) -> None:
+    _, lake = ran
+    rewards = lake.query("SELECT iteration, reward, full_credit FROM rollout_rewards ORDER BY iteration")
+    assert rewards.height == 2 * len(SKILLS) * 2  # two iterations, two attempts per task
+    assert rewards.get_column("full_credit").all()
+    rates = lake.query("SELECT DISTINCT pass_rate FROM item_pass_rates").to_series().to_list()
+    assert rates == [1.0]
+
+
+def test_hardening_considers_every_solved_task_and_carries_it(ran: tuple[Home, Lake]) -> None:
+    _, lake = ran
+    rounds = lake.query("SELECT * FROM hardening_rounds").to_dicts()
+    assert len(rounds) == len(SKILLS)
+    assert all(r["triggered"] and r["outcome"] == "kept" and r["child_task_id"].endswith("-i1") for r in rounds)
+    assert all("no offline kit" in r["reason"] for r in rounds)
+    curve = lake.query("SELECT * FROM hardening_curve WHERE domain = '*' ORDER BY iteration")
+    assert curve.get_column("iteration").to_list() == [0, 1]
+    assert curve.get_column("full_credit_rate").to_list() == [1.0, 1.0]
+
+
+def test_sft_files_validate_and_an_example_traces_back_to_its_skill(ran: tuple[Home, Lake]) -> None:
+    home, lake = ran
+    lines = (home.root / "exports" / "sft" / "sft.jsonl").read_text().splitlines()
+    assert len(lines) == 2 * len(SKILLS) * 2
+    example = json.loads(lines[0])
+    assert example["messages"][0]["role"] in ("system", "user")
+    calls = [c for m in example["messages"] for c in m.get("tool_calls", [])]
+    assert calls and all(isinstance(c["function"]["arguments"], str) for c in calls)
+    parquet = pl.read_parquet(home.root / "exports" / "sft" / "sft.parquet")
+    assert parquet.height == len(lines) and {"messages", "tools", "skill_id", "task_digest"} <= set(parquet.columns)
+    traced = lake.query("SELECT skill_path, curated, task_id, reward FROM lineage WHERE example_id = $id",
+                        {"id": example["metadata"]["example_id"]}).to_dicts()  # fmt: skip
+    assert len(traced) == 1 and traced[0]["skill_path"] in SKILLS and traced[0]["curated"]

@@ -27,7 +27,7 @@ $(LOCAL_MODEL_STAMP): $(STAMP)
 
 local-model: $(LOCAL_MODEL_STAMP)
 
-run: setup
+run: setup sandbox
 	$(BIN)/skill2env run
 
 test: lint typecheck pytest

@@ -78,16 +78,72 @@ def catalog(skills_root: Path, home: Path | None, workers: int) -> None:
 @skills_option(required=False, help_text="Folder holding skill folders (default: $SKILL2ENV_SKILLS or the examples).")
 @home_option
 @workers_option
+@click.option("--iterations", default=2, show_default=True, help="Hardening iterations after the first tasks.")
+@click.option("--backend", type=click.Choice(["auto", "docker", "bwrap"]), default="auto", show_default=True,
+              help="Sandbox backend; auto prefers bwrap with the unpacked base image, then docker.")  # fmt: skip
+@click.option("--attempts", default=4, show_default=True, help="Rollout attempts per task (one group).")
+@click.option(
+    "--policy",
+    default="auto",
+    show_default=True,
+    help="solver | naive | oracle | nop | partial; auto: the solver if a model is configured, else naive.",
+)
 @click.option("--llm-base-url", default=None, help="OpenAI-compatible endpoint for every model role, for this run.")
 @click.option("--llm-model", default=None, help="Model name for every model role, for this run.")
 def run(
-    skills_root: Path | None, home: Path | None, workers: int, llm_base_url: str | None, llm_model: str | None
+    skills_root: Path | None,
+    home: Path | None,
+    workers: int,
+    iterations: int,
+    backend: str,
+    attempts: int,
+    policy: str,
+    llm_base_url: str | None,
+    llm_model: str | None,
 ) -> None:
-    """Run the main job on the embedded defaults: catalog + curation, then the funnel."""
+    """Run the main job: catalog, curation, pattern selection, tasks, validation, rollouts, scores,
+    `--iterations` rounds of hardening and the SFT export; then print what came out."""
+    from skill2env.definitions import PipelineOptions, PipelineRunError, run_pipeline
+
     for variable, value in (("SKILL2ENV_LLM_BASE_URL", llm_base_url), ("SKILL2ENV_LLM_MODEL", llm_model)):
         if value:
             os.environ[variable] = value
-    _catalog_and_report(skills_root or default_skills_root(), Home.resolve(home), workers)
+    resolved, root = Home.resolve(home), (skills_root or default_skills_root()).resolve()
+    options = PipelineOptions(iterations=iterations, backend=backend, attempts=attempts, policy=policy)
+    started = time.monotonic()
+    title = f"Running the pipeline on {root}"
+    with console.status(f"{title} …") as status:
+        try:
+            outcome = run_pipeline(
+                resolved,
+                root,
+                options,
+                workers=workers,
+                progress=lambda line: status.update(f"{title}: {line} ({time.monotonic() - started:.0f} s)"),
+            )
+        except PipelineRunError as exc:
+            console.print(f"[red]error:[/red] {exc}")
+            sys.exit(1)
+    console.print(f"Pipeline finished in {time.monotonic() - started:.1f} s; lake {resolved.lake_path}.")
+    console.print(f"Cataloged {outcome.catalog.skills} skill folders ({len(outcome.catalog.domains)} domains).")
+    _print_funnel(outcome.catalog.funnel)
+    _print_frame_titled("Validation funnel", outcome.validation_funnel)
+    _print_frame_titled("Tasks per iteration (all domains)", outcome.task_stats.filter(pl.col("domain") == "*"))
+    _print_frame_titled("Hardening curve (paired tasks, all domains)",
+                        outcome.hardening_curve.filter(pl.col("domain") == "*"))  # fmt: skip
+    console.print(
+        f"SFT examples (reward > 0.9): [bold]{outcome.sft_examples}[/bold] in {resolved.root / 'exports/sft'}"
+    )
+    console.print('Query it: [bold]skill2env sql "SELECT * FROM task_stats"[/bold], lineage, hardening_curve, …')
+
+
+def _print_frame_titled(title: str, frame: pl.DataFrame) -> None:
+    table = Table(title=title)
+    for column in frame.columns:
+        table.add_column(column, overflow="fold")
+    for row in frame.iter_rows():
+        table.add_row(*("" if v is None else str(v) for v in row))
+    _table_console().print(table)
 
 
 def _catalog_and_report(skills_root: Path, home: Home, workers: int) -> None:

@@ -30,6 +30,8 @@ def test_run_catalogs_the_bundled_examples_and_prints_the_funnel(runner: CliRunn
     assert f"Cataloged {examples} skill folders" in result.output
     assert "Curation funnel" in result.output
     assert "all domains" in result.output
+    for section in ("Validation funnel", "Tasks per iteration", "Hardening curve", "SFT examples"):
+        assert section in result.output
 
 
 def test_catalog_then_query_as_csv_and_json(runner: CliRunner, tmp_path: Path) -> None:

@@ -102,6 +102,11 @@ def validations_asset(iteration: int) -> dg.AssetsDefinition:
                 "accepted": sum(s.accepted for s in stages),
                 "backend": backend,
                 **{f"failed/{gate}": count for gate, count in sorted(failing.items())},
+                "funnel": dg.MetadataValue.md(
+                    markdown_table(
+                        store.query("SELECT * FROM validation_funnel WHERE iteration = $k", {"k": iteration})
+                    )
+                ),
             }
         )
 

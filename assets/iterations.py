@@ -29,6 +29,8 @@ from skill2env.pipeline.hardening import harden_stage
 from skill2env.pipeline.policies import pipeline_policy, session_judge
 from skill2env.pipeline.settings import resolve_backend
 from skill2env.pipeline.stages import RolloutStage, rollout_stage, stage_summary, validate_stage
+from skill2env.pipeline.verification import verify_failures_stage
+from skill2env.validation.verifier_agent import model_verifier
 
 CODE_VERSION = "iterations-1"
 DEFAULT_ITERATIONS = 2
@@ -207,10 +209,53 @@ class HardeningConfig(dg.Config):
     """The folder the catalog walked: the skill is copied into every rebuilt task."""
 
 
+def verification_asset(iteration: int) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=stage_key(iteration, "failure_classifications"),
+        deps=[stage_key(iteration, "rubric_scores")],
+        partitions_def=domain_partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        group_name=f"iteration_{iteration}",
+        kinds={"duckdb"},
+        pool="llm",
+    )
+    def failure_classifications(
+        context: dg.AssetExecutionContext, lake: LakeResource, llm: LlmResource
+    ) -> dg.MaterializeResult:
+        """The verification agent: every failed rubric item classified as agent failure, evaluator
+        defect or missing material (rules always; the verifier role's model where configured)."""
+        store, home = lake.lake(), Home.resolve(lake.home or None)
+        with llm.session(context, store) as models:
+            verifier = model_verifier(models)
+            stages = [
+                verify_failures_stage(
+                    store,
+                    home,
+                    domain,
+                    iteration,
+                    run_id=context.run.run_id,
+                    code_version=CODE_VERSION,
+                    verifier=verifier,
+                )
+                for domain in context.partition_keys
+            ]
+        defects = store.query("SELECT * FROM task_defects WHERE iteration = $k", {"k": iteration})
+        return dg.MaterializeResult(
+            metadata={
+                "verifier": verifier.name if verifier else "rules",
+                "defective_tasks": defects.height,
+                "defects": dg.MetadataValue.md(markdown_table(defects.head(30))),
+                "classified": sum(len(s.classifications) for s in stages),
+            }
+        )
+
+    return failure_classifications
+
+
 def hardening_asset(iteration: int) -> dg.AssetsDefinition:
     @dg.asset(
         key=stage_key(iteration, "hardening"),
-        deps=[stage_key(iteration, "rubric_scores")],
+        deps=[stage_key(iteration, "failure_classifications")],
         partitions_def=domain_partitions,
         backfill_policy=dg.BackfillPolicy.single_run(),
         group_name=f"iteration_{iteration}",
@@ -251,7 +296,7 @@ def hardening_asset(iteration: int) -> dg.AssetsDefinition:
 def sft_trajectories_asset(iterations: int) -> dg.AssetsDefinition:
     @dg.asset(
         key="sft_trajectories",
-        deps=[stage_key(k, "rubric_scores") for k in range(iterations + 1)],
+        deps=[stage_key(k, "failure_classifications") for k in range(iterations + 1)],
         group_name="exports",
         kinds={"duckdb", "parquet"},
         pool="lake",
@@ -282,7 +327,7 @@ def iteration_assets(iterations: int = DEFAULT_ITERATIONS) -> list[dg.AssetsDefi
     """Every stage of iterations 0..`iterations` (hardening between them) and the SFT export."""
     stages: list[dg.AssetsDefinition] = []
     for k in range(iterations + 1):
-        stages += [validations_asset(k), rollouts_asset(k)]
+        stages += [validations_asset(k), rollouts_asset(k), verification_asset(k)]
         if k < iterations:
             stages.append(hardening_asset(k))
     return [*stages, sft_trajectories_asset(iterations)]

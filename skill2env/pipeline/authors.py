@@ -1,4 +1,4 @@
-"""The authors `skill2env run` uses: the world kits offline (a model author plugs in the same way).
+"""The authors `skill2env run` uses: the model author when one is configured, else the world kits.
 
 `KitAuthor` matches a curated skill to the world kit that fits it best (from the same trait
 profile pattern selection uses), maps the skill's selected patterns onto the patterns that kit
@@ -14,12 +14,16 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skill2env.home import Home
 from skill2env.kits import KITS, Kit
 from skill2env.kits.spec import KitError
+from skill2env.lake.lake import Lake
+from skill2env.llm.config import LlmSettings
 from skill2env.patterns.traits import SkillProfile, skill_traits
 from skill2env.tasks.authoring import Author, Rejection
 from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.draft import TaskDraft
+from skill2env.tasks.model_author import model_author
 
 MIN_PATTERNS = 3
 MAX_PATTERNS = 5
@@ -84,8 +88,11 @@ def seed_of(skill_id: str) -> int:
 
 
 def offline_or_model_author() -> Author:
-    """The author of `skill2env run`: offline kits (the model author takes this place when configured)."""
-    return KitAuthor()
+    """The author of `skill2env run`: the model author when the author role has an endpoint (its
+    `llm_calls` are appended to the home's lake after every skill), else the offline kits."""
+    home = Home.resolve(None)
+    author = model_author(LlmSettings.load(home), lake=Lake(home.lake_path))
+    return author if author is not None else KitAuthor()
 
 
 def _profile_row(row: Mapping[str, Any]) -> dict[str, Any]:

@@ -138,6 +138,9 @@ def _decide(row: Mapping[str, Any], results: list[dict[str, Any]], steps: list[d
         return carried("no_rollouts", "no scored rollouts of this task")
     if row["infra_errors"]:
         return carried("kept", f"{row['infra_errors']} attempts hit infrastructure errors: not a fair signal")
+    if row.get("defects"):
+        reason = f"construction defects in {row['defect_items']}: flagged for repair, not hardened"
+        return carried("defective", reason)
     blueprint = Blueprint.model_validate_json(row["blueprint"]) if row.get("blueprint") else None
     kit = kits.get(str(row.get("author") or "").removeprefix("offline:"))
     linked = None

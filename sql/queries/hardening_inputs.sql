@@ -9,8 +9,10 @@ WITH groups AS (
 )
 SELECT t.task_id, t.task_name, t.domain, t.iteration, t.skill_id, t.skill_path, t.store_path, t.task_digest,
        t.author, t.patterns, t.rubric, t.findings, t.workspace_files, t.formats, t.leak_checked, t.leak_leaked,
-       t.blueprint_digest, b.blueprint, g.mean_reward, g.attempts, g.infra_errors
+       t.blueprint_digest, b.blueprint, g.mean_reward, g.attempts, g.infra_errors,
+       coalesce(d.evaluator_defects, 0) + coalesce(d.missing_material, 0) AS defects, d.defect_items
 FROM accepted_tasks AS t
+LEFT JOIN task_defects AS d USING (task_id)
 LEFT JOIN (SELECT DISTINCT blueprint_digest, blueprint FROM blueprints) AS b USING (blueprint_digest)
 LEFT JOIN groups AS g USING (task_id)
 WHERE t.domain = $domain AND t.iteration = $iteration

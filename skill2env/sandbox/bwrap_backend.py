@@ -81,6 +81,7 @@ SKILL_COPY = "skill"
 """The task's skill folder, copied into the rollout and bound read-only at the task's skill mount."""
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 KILLED_EXIT_CODE = 137
+SETPRIV = shutil.which("setpriv") or "/usr/bin/setpriv"
 
 
 def bwrap_root() -> Path:
@@ -227,7 +228,8 @@ class BwrapSandbox(Sandbox):
         if remaining <= 0:
             raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
         limit = min(timeout, remaining)
-        argv = [*self._prlimit(), "bwrap", *self._bwrap_args(cwd, env, user), "--", *shell_command(cmd)]
+        argv = [*self._drop_to_host_user(), *self._prlimit(), "bwrap", *self._bwrap_args(cwd, env, user), "--",
+                *shell_command(cmd)]  # fmt: skip
         started = time.monotonic()
         try:
             process = subprocess.Popen(
@@ -235,9 +237,6 @@ class BwrapSandbox(Sandbox):
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                user=self._host_uid if self._as_root else None,
-                group=self._host_gid if self._as_root else None,
-                extra_groups=[] if self._as_root else None,
                 env={"PATH": SANDBOX_PATH},
                 cwd="/",
             )
@@ -275,6 +274,14 @@ class BwrapSandbox(Sandbox):
             "--core=0",
             "--",
         ]
+
+    def _drop_to_host_user(self) -> list[str]:
+        """As root, run bwrap as the sandboxes' unprivileged host uid through `setpriv`, not Popen's
+        `user=`: Python forks the whole parent for that, while a plain exec can use vfork (~3x
+        cheaper per command for a large parent process)."""
+        if not self._as_root:
+            return []
+        return [SETPRIV, f"--reuid={self._host_uid}", f"--regid={self._host_gid}", "--clear-groups"]
 
     def _bwrap_args(self, cwd: str | None, env: Mapping[str, str] | None, user: str) -> list[str]:
         args = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]

@@ -13,6 +13,7 @@ plain directory (file size capped per file, not in total).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
 import selectors
@@ -181,16 +182,15 @@ class BwrapSandbox(Sandbox):
         self._hand_over(fs)
 
     def _make_etc(self, etc: Path) -> None:
-        """The sandbox's /etc: copies of what programs need from the host's, and its own users. One
-        bind mount instead of one per file, because every mount costs each command time."""
-        etc.mkdir()
-        for name in SYSTEM_ETC:
-            host, copy = self._system / "etc" / name, etc / name
-            copy.parent.mkdir(parents=True, exist_ok=True)
-            if host.is_dir() and not host.is_symlink():
-                shutil.copytree(host, copy, symlinks=True, ignore=_unreadable_by_others)
-            elif host.is_symlink() or (host.exists() and host.stat().st_mode & 0o004):
-                shutil.copy2(host, copy, follow_symlinks=False)
+        """The sandbox's /etc: what programs need from the system's (hard links to one template per
+        system root, so a start costs no copying), and its own users. One bind mount instead of
+        one per file, because every mount costs each command time."""
+        template = self._etc_template()
+        try:
+            shutil.copytree(template, etc, symlinks=True, copy_function=os.link)
+        except OSError:  # another file system: copy instead
+            shutil.rmtree(etc, ignore_errors=True)
+            shutil.copytree(template, etc, symlinks=True)
         (etc / "passwd").write_text(
             f"root:x:0:0:root:{SANDBOX_TMP}:/bin/bash\n"
             f"{SANDBOX_USER}:x:{SANDBOX_UID}:{SANDBOX_UID}::{SANDBOX_TMP}:/bin/bash\n"
@@ -274,6 +274,29 @@ class BwrapSandbox(Sandbox):
             "--core=0",
             "--",
         ]
+
+    def _etc_template(self) -> Path:
+        """The copy of the system's /etc files sandboxes see, made once per system root, beside the
+        rollouts' folder (not in it: the reaper clears that one)."""
+        digest = hashlib.sha256(str(self._system.resolve()).encode()).hexdigest()[:12]
+        template = self._root.with_name(f"{self._root.name}-etc") / digest
+        if template.is_dir():
+            return template
+        template.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        scratch = Path(tempfile.mkdtemp(prefix=".etc-", dir=template.parent))
+        scratch.chmod(0o755)
+        for name in SYSTEM_ETC:
+            host, copy = self._system / "etc" / name, scratch / name
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            if host.is_dir() and not host.is_symlink():
+                shutil.copytree(host, copy, symlinks=True, ignore=_unreadable_by_others)
+            elif host.is_symlink() or (host.exists() and host.stat().st_mode & 0o004):
+                shutil.copy2(host, copy, follow_symlinks=False)
+        try:
+            scratch.rename(template)
+        except OSError:  # another process made it first
+            shutil.rmtree(scratch, ignore_errors=True)
+        return template
 
     def _drop_to_host_user(self) -> list[str]:
         """As root, run bwrap as the sandboxes' unprivileged host uid through `setpriv`, not Popen's

@@ -73,6 +73,9 @@ def task_authoring(
         results.blueprints += authored.blueprints
         results.tasks += authored.tasks
     store.write(writes, run_id=context.run.run_id, code_version=CODE_VERSION)
+    close = getattr(author, "close", None)
+    if callable(close):
+        close()  # a model author flushes its model-call ledger to the lake
     statuses = Counter(record.status.value for record in results.tasks)
     checked = sum(record.leak_checked or 0 for record in results.tasks)
     leaked = sum(record.leak_leaked or 0 for record in results.tasks)

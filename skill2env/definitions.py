@@ -16,7 +16,7 @@ import dagster as dg
 import polars as pl
 
 from assets.catalog import skill_catalog
-from assets.compoworld import compo_tasks, service_graph
+from assets.compoworld import compo_rollouts, compo_tasks, service_graph
 from assets.curation import curated_skills
 from assets.iterations import DEFAULT_ITERATIONS, iteration_assets
 from assets.partitions import DOMAIN_PARTITIONS_NAME
@@ -93,6 +93,7 @@ def build_definitions(home: str = "", iterations: int = DEFAULT_ITERATIONS) -> d
             *iteration_assets(iterations),
             service_graph,
             compo_tasks,
+            compo_rollouts,
         ],
         jobs=[catalog_job, curation_job, environments_job(iterations), exports_job],
         resources={"lake": LakeResource(home=home), "llm": LlmResource(home=home)},

@@ -14,6 +14,11 @@ Where things are:
   made into a `CompoTask` (initial states, goal, oracle, rubric) and oracle replay, with
   `binding` (arguments bound from earlier results or sampled) and `goals` (the user request);
 * `scoring` — the state/output checks; `reward` — the group reward for RL;
+* `rollout` — attempts at a task through the agent loop with the meta-tools as the agent's tools,
+  scored by the rubric; `hosts` — where the world runs (in process, or the services in a bwrap
+  sandbox through `gateway_main`); `gates` — the validation gates as `validation.gates` outcomes;
+  `hardening` — the next, harder version of a task; `sft` and `rollout_tables` — the lake's
+  `compo_sft_examples` and `compo_rollouts` frames;
 * `world_model_llm` — the world model over the project's model client;
 * `verify` — run a service's tests in a sandbox; `tables` — the lake's frames.
 

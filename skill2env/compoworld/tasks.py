@@ -35,13 +35,14 @@ from skill2env.compoworld.service import ToolSpec
 from skill2env.compoworld.services import SERVICES, service_class
 from skill2env.compoworld.types import INTERFACE_TYPES
 from skill2env.compoworld.universe import Universe, generate_universe
-from skill2env.compoworld.walks import Walk, walks
+from skill2env.compoworld.walks import MAX_LENGTH, MIN_LENGTH, Walk, walks
 from skill2env.compoworld.world import World
 from skill2env.compoworld.world_model import RecordedWorldModel, SimulationRecord, Simulator, WorldModel
 from skill2env.rubric.models import CheckSpec, Method, Rubric, RubricItem
 
 COMPO_TASK_SCHEMA_VERSION = 1
-NOP_MAX = 0.2
+NOP_MAX = 0.1
+"""The same bound as the validation gate's `NOP_AT_MOST`: a task generated here passes that gate."""
 PARTIAL_MAX = 0.7
 BIND_ATTEMPTS = 6
 TASK_PASS_THRESHOLD = 0.999
@@ -91,6 +92,19 @@ class CompoTask(BaseModel):
     simulations: list[SimulationRecord] = Field(default_factory=list)
     """The world model's accepted answers in the oracle run; replays answer the same calls the same way."""
     scores: ReplayScores | None = None
+    iteration: int = 0
+    """0 for a generated task; each hardening round adds 1."""
+    parent_task_id: str | None = None
+    """The task this one was hardened from."""
+    distractors: list[str] = Field(default_factory=list)
+    """Services in the world (`initial_states`) the task does not need."""
+    hardening: list[str] = Field(default_factory=list)
+    """The hardening moves behind this version, oldest first (`longer_walk`, `distractor:<service>`, …)."""
+
+    @property
+    def world_services(self) -> list[str]:
+        """Every service the agent sees: the task's own, then the distractors."""
+        return list(self.initial_states)
 
     def content_digest(self) -> str:
         payload = self.model_dump(mode="json", exclude={"task_id", "scores"})
@@ -110,18 +124,30 @@ class SkippedWalk:
 # -- replay -----------------------------------------------------------------------------------
 
 
-def replay(
-    task: CompoTask, actions: Sequence[Action], answer: str = "", world_model: WorldModel | None = None
-) -> RubricScore:
-    """Run `actions` through the gateway on the task's initial states and score the final state.
+def task_world(task: CompoTask, world_model: WorldModel | None = None) -> World:
+    """A fresh world in the task's initial states; simulated calls the oracle made are answered as
+    recorded, others go to `world_model`."""
+    return World.from_states(
+        task.initial_states, world_model=RecordedWorldModel(task.simulations, fallback=world_model)
+    )
 
-    Simulated calls the oracle made are answered as recorded; others go to `world_model`."""
-    recorded = RecordedWorldModel(task.simulations, fallback=world_model)
-    world = World.from_states(task.initial_states, world_model=recorded)
+
+def replay_states(
+    task: CompoTask, actions: Sequence[Action], world_model: WorldModel | None = None
+) -> dict[str, dict[str, Any]]:
+    """The states after running `actions` through the gateway on the task's initial states."""
+    world = task_world(task, world_model)
     gateway = Gateway(world)
     for action in actions:
         gateway.call_tool(action.service, action.tool, action.arguments)
-    return score(task.rubric, world.states(), answer)
+    return world.states()
+
+
+def replay(
+    task: CompoTask, actions: Sequence[Action], answer: str = "", world_model: WorldModel | None = None
+) -> RubricScore:
+    """Run `actions` through the gateway on the task's initial states and score the final state."""
+    return score(task.rubric, replay_states(task, actions, world_model), answer)
 
 
 def replay_scores(task: CompoTask) -> ReplayScores:
@@ -367,16 +393,18 @@ def generate_tasks(
     world_model: WorldModel | None = None,
     max_walks: int | None = None,
     log: list[SimulationRecord] | None = None,
+    min_length: int = MIN_LENGTH,
 ) -> Generated:
-    """Up to `count` tasks whose walks start in `domain`'s services; every walk's fate is reported:
-    a task, a skip for want of a world model, or a rejection with its reason."""
+    """Up to `count` tasks whose walks start in `domain`'s services and take at least `min_length`
+    tools; every walk's fate is reported: a task, a skip for want of a world model, or a rejection
+    with its reason."""
     rng = random.Random(f"compo:{seed}:{domain}")  # noqa: S311 - seeded and reproducible, not cryptography
     starts = [key for key, spec in graph.specs.items() if spec.domain == domain]
     tasks: list[CompoTask] = []
     skipped: list[SkippedWalk] = []
     tried = 0
     limit = max_walks if max_walks is not None else max(40, 25 * count)
-    stream: Iterator[Walk] = walks(graph, starts, rng)
+    stream: Iterator[Walk] = walks(graph, starts, rng, min_length=min_length, max_length=max(min_length, MAX_LENGTH))
     for walk in stream:
         if len(tasks) >= count or tried >= limit:
             break

@@ -69,7 +69,8 @@ def walks(
     min_length: int = MIN_LENGTH,
     max_length: int = MAX_LENGTH,
 ) -> Iterator[Walk]:
-    """Endless distinct walks from `starts`, the least used start first (ties broken by the seed)."""
+    """Endless distinct walks of `min_length` to `max_length` tools from `starts`, the least used start
+    first (ties broken by the seed)."""
     pool = sorted(set(starts))
     if not pool:
         return
@@ -81,7 +82,7 @@ def walks(
         start = min(pool, key=lambda tool: (used[tool], order[tool]))
         used[start] += 1
         walk = random_walk(graph, start, rng.randint(min_length, max_length), rng)
-        if walk is None or walk.steps in seen:
+        if walk is None or len(walk.steps) < min_length or walk.steps in seen:
             misses += 1
             continue
         seen.add(walk.steps)

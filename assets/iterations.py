@@ -21,6 +21,7 @@ from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.agent.markers import AttemptLog
 from skill2env.agent.rollout import RolloutRunner
+from skill2env.exports.plots import hardening_curve_markdown
 from skill2env.exports.sft import write_sft
 from skill2env.formatting import markdown_table
 from skill2env.home import Home, default_skills_root
@@ -315,6 +316,9 @@ def sft_trajectories_asset(iterations: int) -> dg.AssetsDefinition:
                 "examples": written["jsonl"],
                 "min_reward": SFT_MIN_REWARD,
                 "by_iteration": dg.MetadataValue.md(markdown_table(by_iteration)),
+                "hardening_curve": dg.MetadataValue.md(
+                    hardening_curve_markdown(store.query("SELECT * FROM hardening_curve"))
+                ),
                 "jsonl": dg.MetadataValue.path(str(out / "sft.jsonl")),
                 "parquet": dg.MetadataValue.path(str(out / "sft.parquet")),
             }

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from skill2env import __version__
+from skill2env.exports.cli import report_command
 from skill2env.home import Home, activate_home, default_skills_root
 from skill2env.lake.lake import Lake, LakeError
 from skill2env.sandbox.cli import sandbox
@@ -284,3 +285,4 @@ main.add_command(sandbox)
 main.add_command(export_group)
 main.add_command(import_group)
 main.add_command(validate_command)
+main.add_command(report_command)

@@ -60,18 +60,20 @@ def skills(tmp_path: Path) -> Path:
     return root
 
 
-def run(skills: Path, *flags: str) -> None:
-    result = CliRunner().invoke(main, ["run", "--skills", str(skills), "--workers", "1", *flags])
+def run(skills: Path) -> None:
+    """Catalog, curation and pattern selection: the materializations that ask models here."""
+    result = CliRunner().invoke(main, ["catalog", "--skills", str(skills), "--workers", "1"])
     assert result.exit_code == 0, result.output
 
 
 def test_materializing_twice_spends_zero_tokens_the_second_time(
-    server: ScriptedServer, home: Path, skills: Path
+    server: ScriptedServer, home: Path, skills: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    flags = ("--llm-base-url", server.base_url, "--llm-model", "scripted-model")
-    run(skills, *flags)
+    monkeypatch.setenv("SKILL2ENV_LLM_BASE_URL", server.base_url)
+    monkeypatch.setenv("SKILL2ENV_LLM_MODEL", "scripted-model")
+    run(skills)
     asked = len(server.requests)
-    run(skills, *flags)
+    run(skills)
 
     assert asked >= 1
     assert len(server.requests) == asked  # the second run never reached the endpoint
@@ -123,7 +125,9 @@ def test_an_unreachable_endpoint_leaves_skills_undecided_and_records_why(
 ) -> None:
     monkeypatch.setenv("SKILL2ENV_LLM_CURATOR_MAX_ATTEMPTS", "1")
     server.respond = lambda request: Scripted(status=503, body=b'{"error": {"message": "overloaded"}}')
-    run(skills, "--llm-base-url", server.base_url, "--llm-model", "scripted-model")
+    monkeypatch.setenv("SKILL2ENV_LLM_BASE_URL", server.base_url)
+    monkeypatch.setenv("SKILL2ENV_LLM_MODEL", "scripted-model")
+    run(skills)
 
     lake = Lake(home / "lake.duckdb")
     reasons = lake.query("SELECT practical_reasons FROM curated_skills WHERE path = 'team/service-patterns'").item()

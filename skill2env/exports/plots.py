@@ -1,0 +1,127 @@
+"""Plots of the lake's views as PNG bytes, and as Markdown images for Dagster asset metadata.
+
+matplotlib draws on its Agg canvas through `Figure` objects, never `pyplot`: no display, no global
+figure state shared between threads (Dagster runs assets in threads and processes). It is imported
+when a plot is drawn, so commands that draw nothing do not pay for it.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from skill2env.exports.reference import PAPER_FULL_CREDIT_PCT, PAPER_MEAN_TURNS
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.colors import Colormap
+    from matplotlib.figure import Figure
+
+PNG_DPI = 100
+METADATA_DPI = 60
+"""Smaller images for asset metadata, which the run storage keeps for every materialization."""
+ALL_DOMAINS = "*"
+FUNNEL_COLUMNS = ("built", "validated", "oracle_passed", "nop_passed", "partial_passed", "leak_passed",
+                  "judge_passed", "accepted")  # fmt: skip
+_CURVE_PANELS = (
+    ("full_credit_rate", "full-credit rate (%)", 100.0, PAPER_FULL_CREDIT_PCT),
+    ("mean_reward", "mean reward", 1.0, None),
+    ("mean_turns", "mean turns", 1.0, PAPER_MEAN_TURNS),
+)
+
+
+def hardening_curve_png(curve: pl.DataFrame, *, dpi: int = PNG_DPI) -> bytes:
+    """The `hardening_curve` view over iterations in three panels — full-credit rate (%), mean reward,
+    mean turns — with a thin line per domain, a thick one for all domains ('*') and, dashed, the
+    paper's numbers where it reports them."""
+    figure = _figure(width=13.0, height=4.2)
+    axes: Sequence[Axes] = figure.subplots(1, 3)
+    domains = sorted(str(d) for d in curve.get_column("domain").unique() if d != ALL_DOMAINS) if curve.height else []
+    palette = _palette()
+    for ax, (column, label, scale, paper) in zip(axes, _CURVE_PANELS, strict=True):
+        for index, domain in enumerate([*domains, ALL_DOMAINS]):
+            rows = curve.filter(pl.col("domain") == domain).sort("iteration")
+            if rows.is_empty():
+                continue
+            x, y = rows.get_column("iteration").to_list(), _floats(rows.get_column(column), scale)
+            if domain == ALL_DOMAINS:
+                ax.plot(x, y, color="black", linewidth=2.5, marker="o", label="all domains", zorder=3)
+            else:
+                ax.plot(x, y, color=palette(index % palette.N), linewidth=1.0, alpha=0.7, marker=".", label=domain)
+        if paper is not None:
+            ax.plot(range(len(paper)), paper, color="grey", linestyle="--", marker="s", label="paper", zorder=2)
+        _decorate(ax, label, "iteration")
+    if curve.is_empty():
+        axes[1].text(0.5, 0.5, "no paired rollouts yet", ha="center", va="center", transform=axes[1].transAxes)
+    figure.suptitle("Hardening curve (paired tasks; paper: 500 tasks, DeepSeek-V4-Flash)")
+    figure.legend(*axes[0].get_legend_handles_labels(), loc="outside right center", fontsize=7, frameon=False)
+    return _png(figure, dpi)
+
+
+def validation_funnel_png(funnel: pl.DataFrame, *, dpi: int = PNG_DPI) -> bytes:
+    """The `validation_funnel` view of all domains ('*'): tasks left after each gate, one group of
+    bars per iteration."""
+    figure = _figure(width=9.0, height=4.2)
+    ax: Axes = figure.subplots()
+    rows = funnel.filter(pl.col("domain") == ALL_DOMAINS).sort("iteration") if funnel.height else funnel
+    columns = [c for c in FUNNEL_COLUMNS if c in rows.columns]
+    width = 0.8 / max(1, rows.height)
+    for index, row in enumerate(rows.iter_rows(named=True)):
+        offsets = [position + (index - (rows.height - 1) / 2) * width for position in range(len(columns))]
+        ax.bar(offsets, [row[c] or 0 for c in columns], width=width, label=f"iteration {row['iteration']}")
+    ax.set_xticks(range(len(columns)), [c.removesuffix("_passed") for c in columns], rotation=20)
+    if rows.is_empty():
+        ax.text(0.5, 0.5, "no validations yet", ha="center", va="center", transform=ax.transAxes)
+    else:
+        ax.legend(fontsize=8, frameon=False)
+    _decorate(ax, "Validation funnel (all domains): tasks passing each gate", None)
+    ax.xaxis.grid(visible=False)
+    return _png(figure, dpi)
+
+
+def markdown_image(png: bytes, alt: str) -> str:
+    """A Markdown image holding the PNG itself (a base64 data URI), e.g. for `MetadataValue.md`."""
+    return f"![{alt}](data:image/png;base64,{base64.b64encode(png).decode('ascii')})"
+
+
+def hardening_curve_markdown(curve: pl.DataFrame) -> str:
+    """The hardening curve plot of `curve` (rows of the `hardening_curve` view) as a Markdown image."""
+    return markdown_image(hardening_curve_png(curve, dpi=METADATA_DPI), "Hardening curve")
+
+
+def _figure(*, width: float, height: float) -> Figure:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _palette() -> Colormap:
+    """20 distinct colours: the taxonomy has about 25 domains, the default cycle only 10."""
+    from matplotlib import colormaps
+
+    return colormaps["tab20"]
+
+
+def _decorate(ax: Axes, title: str, xlabel: str | None) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    ax.set_title(title, fontsize=10)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(alpha=0.3)
+
+
+def _floats(series: pl.Series, scale: float) -> list[float]:
+    return [math.nan if v is None else float(v) * scale for v in series.to_list()]
+
+
+def _png(figure: Figure, dpi: int) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()

@@ -1,0 +1,31 @@
+"""World kits: offline procedural authors of Harbor tasks, one per family of worlds.
+
+Each kit (`KITS`, by name) draws a seeded ground-truth world, renders it into workspace files in
+realistic formats, builds designed difficulty patterns into it at intensity 1-3, and yields the same
+contract as the model author: a Blueprint and a TaskDraft with a reference solver that derives every
+deliverable from the workspace. `author_offline` matches a curated skill to its best kit.
+"""
+
+from __future__ import annotations
+
+from skill2env.kits.authoring import KitPlan, OfflineAuthor, author_offline, kit_matches, plan_offline
+from skill2env.kits.base import Kit, KitMatch
+from skill2env.kits.billing import KIT as BILLING
+from skill2env.kits.cleanroom import KIT as CLEANROOM
+from skill2env.kits.configaudit import KIT as CONFIGAUDIT
+from skill2env.kits.incident import KIT as INCIDENT
+from skill2env.kits.spec import KitError
+
+KITS: dict[str, Kit] = {kit.name: kit for kit in (BILLING, CLEANROOM, INCIDENT, CONFIGAUDIT)}
+
+__all__ = [
+    "KITS",
+    "Kit",
+    "KitError",
+    "KitMatch",
+    "KitPlan",
+    "OfflineAuthor",
+    "author_offline",
+    "kit_matches",
+    "plan_offline",
+]

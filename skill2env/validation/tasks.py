@@ -32,11 +32,15 @@ def task_rubric(task_dir: Path) -> Rubric:
 
 
 def leaked_values(findings_json: str | None) -> list[str] | None:
-    """The leak check's findings of a `tasks` row (None: no leak check was recorded)."""
+    """The leaks the author-side check found in a `tasks` row (None: no leak check was recorded)."""
     if findings_json is None:
         return None
     findings = json.loads(findings_json)
-    return [f"{f.get('subject', '')}: {f['message']}" for f in findings if f.get("check") == "leaks"]
+    return [
+        f"{f.get('subject', '')}: {f['message']}"
+        for f in findings
+        if f.get("check") == "leaks" and f.get("severity") == "error"  # warnings say what could not be searched
+    ]
 
 
 def validate_rows(

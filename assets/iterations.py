@@ -26,7 +26,7 @@ from skill2env.exports.sft import write_sft
 from skill2env.formatting import markdown_table
 from skill2env.home import Home, default_skills_root
 from skill2env.lake.sqlfiles import load_sql
-from skill2env.pipeline.hardening import harden_stage
+from skill2env.pipeline.hardening import adaptive_threshold, harden_stage
 from skill2env.pipeline.policies import pipeline_policy, session_judge
 from skill2env.pipeline.settings import resolve_backend
 from skill2env.pipeline.stages import RolloutStage, rollout_stage, stage_summary, validate_stage
@@ -204,8 +204,12 @@ def _mean_turns(stages: Sequence[RolloutStage]) -> float:
 
 
 class HardeningConfig(dg.Config):
+    trigger: Literal["auto", "threshold", "adaptive"] = "auto"
+    """threshold: group mean reward > `threshold`; adaptive: at or above the domain's `percentile` (all
+    domains' when a domain has fewer than 5 tasks); auto: threshold for a model solver, adaptive for the
+    scripted naive baseline (deliberately weak, so an absolute 0.7 would never fire)."""
     threshold: float = 0.7
-    """Tasks whose solver group's mean reward exceeds it are diagnosed and hardened."""
+    percentile: float = 50.0
     skills_root: str = str(default_skills_root())
     """The folder the catalog walked: the skill is copied into every rebuilt task."""
 
@@ -269,6 +273,19 @@ def hardening_asset(iteration: int) -> dg.AssetsDefinition:
         """Diagnose tasks the solver found easy, harden them (blueprint, workspace, rubric and solution
         rebuilt together), carry the others: the tasks of the next iteration."""
         store, home = lake.lake(), Home.resolve(lake.home or None)
+        trigger = config.trigger
+        if trigger == "auto":
+            policies = store.query(
+                "SELECT DISTINCT policy FROM rollouts WHERE iteration = $k", {"k": iteration}
+            ).to_series()
+            trigger = "adaptive" if policies.len() and all(p.startswith("script:") for p in policies) else "threshold"
+        thresholds = {
+            domain: adaptive_threshold(store, domain, iteration, config.percentile)
+            if trigger == "adaptive"
+            else config.threshold
+            for domain in context.partition_keys
+        }
+        context.log.info(f"hardening trigger: {trigger}")
         stages = [
             harden_stage(
                 store,
@@ -278,7 +295,8 @@ def hardening_asset(iteration: int) -> dg.AssetsDefinition:
                 skills_root=Path(config.skills_root),
                 run_id=context.run.run_id,
                 code_version=CODE_VERSION,
-                threshold=config.threshold,
+                threshold=thresholds[domain],
+                inclusive=trigger == "adaptive",
             )
             for domain in context.partition_keys
         ]

@@ -210,6 +210,7 @@ class PipelineOptions:
     backend: str = "auto"
     policy: str = "auto"
     attempts: int = 4
+    trigger: str = "auto"
     threshold: float = 0.7
 
 
@@ -267,7 +268,9 @@ def _run_environments(home: Home, skills_root: Path, options: PipelineOptions, *
         elif name.endswith("_rollouts"):
             ops[name] = {"config": {"backend": options.backend, "policy": options.policy, "attempts": options.attempts}}
         elif name.endswith("__hardening"):
-            ops[name] = {"config": {"skills_root": str(skills_root), "threshold": options.threshold}}
+            ops[name] = {
+                "config": {"skills_root": str(skills_root), "threshold": options.threshold, "trigger": options.trigger}
+            }
     step_seconds: dict[str, float] = {}
     with dg.DagsterInstance.get() as instance:
         keys = instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME)

@@ -30,7 +30,7 @@ from skill2env.pipeline.diagnosis import Diagnosis, diagnose
 from skill2env.pipeline.stages import stage_partition
 from skill2env.tasks.blueprint import Blueprint, SkillRef
 from skill2env.tasks.build import build_task
-from skill2env.tasks.records import TaskRecord, TaskStatus, task_id_of
+from skill2env.tasks.records import TaskRecord, TaskStatus, task_files_of, task_id_of
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import blueprints_frame, task_files_frame, tasks_frame
 
@@ -71,6 +71,20 @@ class HardeningStage:
         return sum(1 for r in self.rounds if r["outcome"] == outcome)
 
 
+def adaptive_threshold(lake: Lake, domain: str, iteration: int, percentile: float, *, min_tasks: int = 5) -> float:
+    """The `percentile` of the group mean rewards of the domain's tasks at `iteration` (of all
+    domains' when the domain has fewer than `min_tasks`): tasks at or above it count as easy."""
+    rewards = lake.query(load_sql("queries/group_rewards"), {"iteration": iteration}).to_dicts()
+    mine = [r["mean_reward"] for r in rewards if r["domain"] == domain]
+    pool = mine if len(mine) >= min_tasks else [r["mean_reward"] for r in rewards]
+    if not pool:
+        return DEFAULT_THRESHOLD
+    ranked = sorted(pool)
+    position = (len(ranked) - 1) * percentile / 100.0
+    low, high = int(position), min(int(position) + 1, len(ranked) - 1)
+    return ranked[low] + (ranked[high] - ranked[low]) * (position - low)
+
+
 def harden_stage(
     lake: Lake,
     home: Home,
@@ -81,6 +95,7 @@ def harden_stage(
     run_id: str,
     code_version: str,
     threshold: float = DEFAULT_THRESHOLD,
+    inclusive: bool = False,
 ) -> HardeningStage:
     """Decide for every accepted task of `iteration`; write `hardening_rounds` (partition of k) and
     the tasks and blueprints of iteration k+1 (partition of k+1) in one transaction."""
@@ -99,7 +114,7 @@ def harden_stage(
             ).to_dicts()
             family = families.get(row["task_id"], row["task_id"])
             stage.rounds.append(
-                _decide(row, results, steps, family, KITS, store, skills_root, iteration, threshold, stage)
+                _decide(row, results, steps, family, KITS, store, skills_root, iteration, threshold, inclusive, stage)
             )
     writes = [
         TableWrite(
@@ -121,7 +136,7 @@ def harden_stage(
 
 def _decide(row: Mapping[str, Any], results: list[dict[str, Any]], steps: list[dict[str, Any]], family: str,
             kits: Mapping[str, Any], store: TaskStore, skills_root: Path, iteration: int, threshold: float,
-            stage: HardeningStage) -> dict[str, Any]:  # fmt: skip
+            inclusive: bool, stage: HardeningStage) -> dict[str, Any]:  # fmt: skip
     patterns = list(row["patterns"] or [])
     base = {"task_id": row["task_id"], "family": family, "iteration": iteration, "domain": row["domain"],
             "trigger_reward": row["mean_reward"], "triggered": False, "diagnosis": None, "proposal": None,
@@ -129,7 +144,7 @@ def _decide(row: Mapping[str, Any], results: list[dict[str, Any]], steps: list[d
             "patterns_after": patterns, "grown_patterns": []}  # fmt: skip
 
     def carried(outcome: str, reason: str, **extra: Any) -> dict[str, Any]:
-        child = _carry(row, iteration + 1)
+        child = _carry(row, iteration + 1, store)
         stage.children.append(child)
         return base | extra | {"outcome": outcome, "reason": reason, "child_task_id": child.task_id,
                                "child_status": child.status.value}  # fmt: skip
@@ -155,8 +170,10 @@ def _decide(row: Mapping[str, Any], results: list[dict[str, Any]], steps: list[d
     reward = row["mean_reward"] or 0.0
     if diagnosis.failures_from == "task":
         return carried("defective", "a challenge's items fail for the oracle too: an evaluator defect, not hardened")
-    if reward <= threshold:
-        return carried("kept", f"mean reward {reward:.2f} <= {threshold}: the task still discriminates")
+    if reward < threshold or (reward == threshold and not inclusive):
+        return carried(
+            "kept", f"mean reward {reward:.2f} below the trigger {threshold:.2f}: the task still discriminates"
+        )
     base["triggered"] = True
     if kit is None or blueprint is None:
         return carried("kept", f"no offline kit for author {row.get('author')!r} and no diagnoser model configured")
@@ -187,11 +204,12 @@ def _decide(row: Mapping[str, Any], results: list[dict[str, Any]], steps: list[d
                        **extra)  # fmt: skip
     stage.children.append(record)
     stage.blueprints.append((draft.blueprint, draft.author))
-    return base | extra | {"outcome": "hardened", "reason": f"mean reward {reward:.2f} > {threshold}",
-                           "child_task_id": record.task_id, "child_status": record.status.value}  # fmt: skip
+    reason = f"mean reward {reward:.2f} reached the trigger {threshold:.2f}"
+    return base | extra | {"outcome": "hardened", "reason": reason, "child_task_id": record.task_id,
+                           "child_status": record.status.value}  # fmt: skip
 
 
-def _carry(row: Mapping[str, Any], iteration: int) -> TaskRecord:
+def _carry(row: Mapping[str, Any], iteration: int, store: TaskStore) -> TaskRecord:
     """The parent's task version, unchanged, as the task of the next iteration."""
     return TaskRecord(
         status=TaskStatus.built,
@@ -212,4 +230,5 @@ def _carry(row: Mapping[str, Any], iteration: int) -> TaskRecord:
         leak_checked=row["leak_checked"],
         leak_leaked=row["leak_leaked"],
         findings=row["findings"] or "[]",
+        files=task_files_of(store.resolve(str(row["store_path"]))),
     )

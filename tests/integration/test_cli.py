@@ -11,8 +11,9 @@ from skill_trees import small_tree
 
 from skill2env.cli import main
 from skill2env.home import EXAMPLE_SKILLS
+from skill2env.lake.lake import Lake
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.bwrap]
 
 
 @pytest.fixture
@@ -22,8 +23,8 @@ def runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
     return CliRunner()
 
 
-def test_run_catalogs_the_bundled_examples_and_prints_the_funnel(runner: CliRunner) -> None:
-    result = runner.invoke(main, ["run"], catch_exceptions=False)
+def test_run_catalogs_the_bundled_examples_and_prints_the_funnel(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(main, ["run", "--attempts", "2"], catch_exceptions=False)
 
     assert result.exit_code == 0, result.output
     examples = sum(1 for p in EXAMPLE_SKILLS.iterdir() if (p / "SKILL.md").is_file())
@@ -32,6 +33,16 @@ def test_run_catalogs_the_bundled_examples_and_prints_the_funnel(runner: CliRunn
     assert "all domains" in result.output
     for section in ("Validation funnel", "Tasks per iteration", "Hardening curve", "SFT examples"):
         assert section in result.output
+    # Offline, the world kits author every task, each passes every gate at every iteration, and the
+    # naive baseline does worse on each hardened iteration.
+    lake = Lake(tmp_path / "home" / "lake.duckdb")
+    funnel = lake.query("SELECT iteration, validated, accepted FROM validation_funnel WHERE domain = '*'").rows()
+    assert [row[0] for row in funnel] == [0, 1, 2]
+    assert all(validated == accepted == examples for _, validated, accepted in funnel), funnel
+    curve = lake.query("SELECT iteration, mean_reward, full_credit_rate FROM hardening_curve WHERE domain = '*'")
+    rewards = curve.sort("iteration").get_column("mean_reward").to_list()
+    assert len(rewards) == 3 and rewards[0] > rewards[1] > rewards[2], curve
+    assert lake.query("SELECT count(*) FROM hardening_rounds WHERE outcome = 'hardened'").item() > 0
 
 
 def test_catalog_then_query_as_csv_and_json(runner: CliRunner, tmp_path: Path) -> None:

@@ -20,6 +20,9 @@ as_root() {
 
 missing=()
 command -v bwrap >/dev/null || missing+=(bubblewrap)
+# The world kits' tests run reference solvers on the host too: OCR and PDF tools, as in the base image.
+command -v tesseract >/dev/null || missing+=(tesseract-ocr)
+command -v pdftotext >/dev/null || missing+=(poppler-utils)
 if [ "$skip_docker" != 1 ]; then
   command -v dockerd >/dev/null || missing+=(docker.io)
   command -v debootstrap >/dev/null || missing+=(debootstrap)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from skill2env.kits import scripts
-from skill2env.kits.spec import Composition, Item, KitError
+from skill2env.kits.spec import ChallengeSpec, Composition, Item, KitError
 from skill2env.patterns.models import InformationLevel, Trait
 from skill2env.patterns.pool import seed_pool
 from skill2env.patterns.traits import SkillProfile, skill_traits
@@ -33,7 +33,8 @@ from skill2env.tasks.normalize import Haystack, ValueKind, find, needle, numbers
 
 MAX_SALTS = 8
 """Worlds re-drawn (with another salt) before a computed answer that shows in the workspace is an error."""
-MIN_MATCH = 0.5
+MIN_MATCH = 0.25
+"""A skill whose best kit scores below this gets no offline task (recorded as skipped, with the scores)."""
 FULL_CREDIT = 1.0 - 1e-9
 
 
@@ -210,6 +211,17 @@ def _item_fact(item: Item) -> Fact:
     )
 
 
+def _inferred_fact(challenge: ChallengeSpec, composition: Composition) -> Fact:
+    """What the challenge leaves the agent to infer from the facts it planted (no value: a conclusion)."""
+    found = [f.id for f in composition.facts if f.level == InformationLevel.DISCOVERABLE]
+    return Fact(
+        id=f"inferred.{challenge.pattern_id}",
+        statement=f"To infer ({challenge.pattern_id}, intensity {challenge.intensity}): {challenge.form}",
+        level=InformationLevel.INFERABLE,
+        derived_from=list(challenge.facts) or found[:1],
+    )
+
+
 def item_weights(composition: Composition) -> dict[str, float]:
     """Each deliverable's share split evenly over its items; rounded, the last one absorbs the rest."""
     shares = {path: weight for path, _, _, weight in composition.deliverables}
@@ -244,14 +256,15 @@ def assemble_blueprint(
     for item in composition.items:
         for pattern_id in item.patterns:
             by_pattern.setdefault(pattern_id, []).append(expected_fact(item.id))
+    inferred = [_inferred_fact(c, composition) for c in composition.challenges]
     challenges = [
         Challenge(
             pattern_id=c.pattern_id,
             intensity=c.intensity,
             form=c.form,
-            facts=list(dict.fromkeys([*c.facts, *by_pattern.get(c.pattern_id, [])])),
+            facts=list(dict.fromkeys([*c.facts, inferred[n].id, *by_pattern.get(c.pattern_id, [])])),
         )
-        for c in composition.challenges
+        for n, c in enumerate(composition.challenges)
     ]
     return Blueprint(
         task_name=task_name(kit.name, skill.name, seed, iteration),
@@ -260,7 +273,7 @@ def assemble_blueprint(
         domain=domain,
         iteration=iteration,
         challenges=challenges,
-        facts=[*composition.facts, *(_item_fact(item) for item in composition.items)],
+        facts=[*composition.facts, *inferred, *(_item_fact(item) for item in composition.items)],
         derivations=[
             Derivation(result=expected_fact(item.id), from_facts=list(item.derived_from), reasoning=item.reasoning)
             for item in composition.items

@@ -27,7 +27,7 @@ from skill2env.rubric.judge import Judge
 from skill2env.rubric.models import Method, Rubric
 from skill2env.rubric.results import VerificationResult
 from skill2env.sandbox.backends import BackendName, make_sandbox
-from skill2env.sandbox.base import Sandbox, SandboxLimits
+from skill2env.sandbox.base import ExecResult, Sandbox, SandboxLimits
 from skill2env.sandbox.policies import NopPolicy, OraclePolicy, PartialPolicy, ScriptedPolicy, run_scripted_rollout
 from skill2env.sandbox.task import TaskDir
 
@@ -91,6 +91,29 @@ def deterministic_reward(rubric: Rubric, result: VerificationResult) -> float:
     return got / total
 
 
+class ScriptTextPolicy(OraclePolicy):
+    """Runs a given script the way the oracle runs `solution/solve.sh` (e.g. a world kit's partial solution)."""
+
+    def __init__(self, name: str, script: str) -> None:
+        self.name = name
+        self.script = script
+
+    def act(self, sandbox: Sandbox, task: TaskDir) -> list[ExecResult]:
+        return [self._run_script(sandbox, task, self.script)]
+
+
+def partial_policy_for(task: TaskDir, fraction: float) -> ScriptedPolicy:
+    """A world kit's own partial solution (its reference solver stopped after the first deliverable)
+    when the task comes from a kit; else the first `fraction` of the oracle's commands."""
+    from skill2env.kits import KITS
+
+    author = task.config.metadata.skill2env.author or ""
+    kit = KITS.get(author.removeprefix("offline:")) if author.startswith("offline:") else None
+    if kit is not None:
+        return ScriptTextPolicy("partial", kit.partial_policy())
+    return PartialPolicy(fraction)
+
+
 def run_policy(policy: ScriptedPolicy, task: TaskDir, rubric: Rubric, sandboxes: SandboxFactory,
                judge: Judge | None = None) -> tuple[VerificationResult | None, str, str | None]:  # fmt: skip
     """Run `policy` on `task` and verify its final workspace in a fresh sandbox.
@@ -128,7 +151,7 @@ def validate_task(
     for gate, policy, bound in (
         (Gate.oracle, OraclePolicy(), ORACLE_AT_LEAST),
         (Gate.nop, NopPolicy(), NOP_AT_MOST),
-        (Gate.partial, PartialPolicy(partial_fraction), rubric.pass_threshold),
+        (Gate.partial, partial_policy_for(task, partial_fraction), rubric.pass_threshold),
     ):
         result, what, rollout_id = run_policy(policy, task, rubric, sandboxes, judge)
         runs[gate] = result

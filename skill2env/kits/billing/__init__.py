@@ -164,11 +164,11 @@ def base_facts(composition: Composition, world: World, workspace: Workspace) -> 
 def instruction_body(world: World) -> str:
     cross = world.render.get("cross", 0)
     counts = (
-        ',\n  "line_counts": {"total": <lines>, "excluded": <excluded lines>, "adjusted": <adjusted lines>}'
+        ',\n    "line_counts": {"total": <lines>, "excluded": <excluded lines>, "adjusted": <adjusted lines>}'
         if cross
         else ""
     )
-    count_line = "\n- a line `Lines excluded: <count>` with the number of excluded lines;" if cross else ""
+    count_line = "\n   - a line `Lines excluded: <count>` with the number of excluded lines;" if cross else ""
     corrected = " and every line a credit note changed" if cross and cross >= 2 else ""
     return f"""Accounts payable must release the balance owed to **{world.vendor}** for project **{world.code}**
 ({world.project_name}), {world.period}. Reconcile the vendor's invoices for the quarter against the contract and
@@ -199,8 +199,8 @@ Formats:
    ```
    (`excluded_lines`: lines approved at 0 because of their status; numbers as JSON numbers.)
 3. `output/audit_note.md`: a short note for the accounts-payable lead with
-- a line `Balance due: <totals.balance_due>`;{count_line}
-- every excluded line{corrected} and every invoice with an arithmetic error, named by its id.
+   - a line `Balance due: <totals.balance_due>`;{count_line}
+   - every excluded line{corrected} and every invoice with an arithmetic error, named by its id.
 """
 
 

@@ -27,10 +27,11 @@ from model_author_script import (
     selection_rows,
 )
 
+from skill2env.kits.authoring import OfflineAuthor
 from skill2env.lake.lake import Lake
 from skill2env.llm.cache import CacheMode
 from skill2env.llm.ledger import Ledger
-from skill2env.pipeline.authors import KitAuthor, offline_or_model_author
+from skill2env.pipeline.authors import offline_or_model_author
 from skill2env.rubric.checks import run_check
 from skill2env.rubric.models import Method, Rubric
 from skill2env.tasks.build import author_tasks
@@ -354,7 +355,7 @@ def test_skill2env_run_takes_the_model_author_when_the_author_role_is_configured
     monkeypatch.setenv("SKILL2ENV_HOME", str(tmp_path / "home"))
     for name in ("SKILL2ENV_LLM_BASE_URL", "SKILL2ENV_LLM_MODEL", "SKILL2ENV_LLM_AUTHOR_MODEL"):
         monkeypatch.delenv(name, raising=False)
-    assert isinstance(offline_or_model_author(), KitAuthor)
+    assert isinstance(offline_or_model_author(), OfflineAuthor)
 
     monkeypatch.setenv("SKILL2ENV_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("SKILL2ENV_LLM_AUTHOR_MODEL", "author-model")

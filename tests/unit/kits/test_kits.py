@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import time
 from functools import cache
@@ -23,7 +24,7 @@ from skill2env.tasks.normalize import find, needle
 SKILL = SkillRef(skill_id="s-docling", name="docling", path="docling")
 REQUIRED_FORMATS = {"csv", "json", "markdown", "html", "xlsx", "docx", "pdf", "pdf-scanned", "log"}
 ARCHIVES = {"gzip", "tar.gz", "zip"}
-SEEDS = (0, 1, 2)
+SEEDS = (0, 1)
 
 
 def every_pattern(kit_name: str, level: int) -> dict[str, int]:
@@ -140,3 +141,18 @@ def test_unknown_or_conflicting_patterns_are_refused() -> None:
         kit.build(0, SKILL, "x", {"scope_distractor": 4})
     with pytest.raises(KitError, match="at least one pattern"):
         kit.build(0, SKILL, "x", {})
+
+
+@pytest.mark.parametrize("kit_name", sorted(KITS))
+def test_a_kit_made_to_leak_is_caught(kit_name: str) -> None:
+    draft, report, _ = built(kit_name, 2, SEEDS[0])
+    assert report.leak.leaked == 0
+    hidden = draft.blueprint.facts_at(InformationLevel.AUTHOR_ONLY)
+    secret = next(f for f in hidden if (isinstance(f.value, int | float) and abs(f.value) >= 100) or (
+        isinstance(f.value, str) and len(f.value) >= 6))  # fmt: skip
+    leaky = dataclasses.replace(
+        draft, workspace={**draft.workspace, "NOTES-leak.md": f"answer: {secret.value}\n".encode()}
+    )
+    leaked = check_draft(leaky)
+    assert leaked.leak.leaked > 0 and not leaked.passed
+    assert any(f.code == "leaked" for f in leaked.findings)

@@ -129,7 +129,8 @@ def run(
     console.print(f"Cataloged {outcome.catalog.skills} skill folders ({len(outcome.catalog.domains)} domains).")
     _print_funnel(outcome.catalog.funnel)
     _print_frame_titled("Validation funnel", outcome.validation_funnel)
-    _print_frame_titled("Tasks per iteration (all domains)", outcome.task_stats.filter(pl.col("domain") == "*"))
+    tasks = outcome.task_stats.filter(pl.col("domain") == "*").drop("formats", "median_reward")
+    _print_frame_titled("Tasks per iteration (all domains)", tasks)
     _print_frame_titled("Hardening curve (paired tasks, all domains)",
                         outcome.hardening_curve.filter(pl.col("domain") == "*"))  # fmt: skip
     console.print(

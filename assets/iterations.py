@@ -26,7 +26,7 @@ from skill2env.exports.sft import write_sft
 from skill2env.formatting import markdown_table
 from skill2env.home import Home, default_skills_root
 from skill2env.lake.sqlfiles import load_sql
-from skill2env.pipeline.hardening import adaptive_threshold, harden_stage
+from skill2env.pipeline.hardening import adaptive_threshold, harden_stage, session_hardeners
 from skill2env.pipeline.policies import pipeline_policy, session_judge
 from skill2env.pipeline.settings import resolve_backend
 from skill2env.pipeline.stages import RolloutStage, rollout_stage, stage_summary, validate_stage
@@ -203,7 +203,7 @@ def _mean_turns(stages: Sequence[RolloutStage]) -> float:
     return round(sum(turns) / len(turns), 2) if turns else 0.0
 
 
-class HardeningConfig(dg.Config):
+class HardeningConfig(StageConfig):
     trigger: Literal["auto", "threshold", "adaptive"] = "auto"
     """threshold: group mean reward > `threshold`; adaptive: at or above the domain's `percentile` (all
     domains' when a domain has fewer than 5 tasks); auto: threshold for a model solver, adaptive for the
@@ -268,10 +268,10 @@ def hardening_asset(iteration: int) -> dg.AssetsDefinition:
         pool="lake",
     )
     def hardening(
-        context: dg.AssetExecutionContext, config: HardeningConfig, lake: LakeResource
+        context: dg.AssetExecutionContext, config: HardeningConfig, lake: LakeResource, llm: LlmResource
     ) -> dg.MaterializeResult:
         """Diagnose tasks the solver found easy, harden them (blueprint, workspace, rubric and solution
-        rebuilt together), carry the others: the tasks of the next iteration."""
+        rebuilt together, every gate passed again), carry the others: the tasks of the next iteration."""
         store, home = lake.lake(), Home.resolve(lake.home or None)
         trigger = config.trigger
         if trigger == "auto":
@@ -286,26 +286,31 @@ def hardening_asset(iteration: int) -> dg.AssetsDefinition:
             for domain in context.partition_keys
         }
         context.log.info(f"hardening trigger: {trigger}")
-        stages = [
-            harden_stage(
-                store,
-                home,
-                domain,
-                iteration,
-                skills_root=Path(config.skills_root),
-                run_id=context.run.run_id,
-                code_version=CODE_VERSION,
-                threshold=thresholds[domain],
-                inclusive=trigger == "adaptive",
-            )
-            for domain in context.partition_keys
-        ]
+        with llm.session(context, store) as models:
+            hardeners = session_hardeners(models, home, resolve_backend(config.backend))
+            stages = [
+                harden_stage(
+                    store,
+                    home,
+                    domain,
+                    iteration,
+                    skills_root=Path(config.skills_root),
+                    run_id=context.run.run_id,
+                    code_version=CODE_VERSION,
+                    threshold=thresholds[domain],
+                    inclusive=trigger == "adaptive",
+                    hardeners=hardeners,
+                )
+                for domain in context.partition_keys
+            ]
         outcomes = {o: sum(s.count(o) for s in stages) for o in ("hardened", "kept", "rejected", "defective")}
         return dg.MaterializeResult(
             metadata={
                 "considered": sum(len(s.rounds) for s in stages),
                 **{f"outcome/{name}": count for name, count in outcomes.items()},
                 "next_iteration_tasks": sum(len(s.children) for s in stages),
+                "diagnoser": hardeners.diagnoser.name if hardeners.diagnoser else "rules",
+                "grown_patterns": sum(len(s.additions) for s in stages),
             }
         )
 

@@ -269,8 +269,9 @@ def _run_environments(home: Home, skills_root: Path, options: PipelineOptions, *
             ops[name] = {"config": {"backend": options.backend, "policy": options.policy, "attempts": options.attempts}}
         elif name.endswith("__hardening"):
             ops[name] = {
-                "config": {"skills_root": str(skills_root), "threshold": options.threshold, "trigger": options.trigger}
-            }
+                "config": {"skills_root": str(skills_root), "threshold": options.threshold,
+                           "trigger": options.trigger, "backend": options.backend}
+            }  # fmt: skip
     step_seconds: dict[str, float] = {}
     with dg.DagsterInstance.get() as instance:
         keys = instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME)

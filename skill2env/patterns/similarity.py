@@ -130,15 +130,14 @@ class SimilarityIndex:
 
     def most_similar(self, text: str, *, exclude: str | None = None) -> tuple[str | None, float]:
         """The indexed key most like `text`, and the similarity (0..1)."""
+        ranked = [(key, score) for key, score in self.ranked(text) if key != exclude and score > 0.0]
+        return ranked[0] if ranked else (None, 0.0)
+
+    def ranked(self, text: str) -> list[tuple[str, float]]:
+        """Every indexed key with its similarity to `text`, most similar first (ties in index order)."""
         vector = self._vector(_terms(text))
-        best: tuple[str | None, float] = (None, 0.0)
-        for key, other in self._vectors.items():
-            if key == exclude:
-                continue
-            score = self._cosine(vector, other)
-            if score > best[1]:
-                best = (key, score)
-        return best
+        scores = [(key, self._cosine(vector, other)) for key, other in self._vectors.items()]
+        return sorted(scores, key=lambda pair: -pair[1])
 
     def pairs_above(self, threshold: float) -> list[SimilarPair]:
         """Every pair of indexed texts at or above `threshold`, most similar first."""

@@ -30,8 +30,10 @@ class ChallengeDiagnosis:
     attempts_passed: int
     evidence_files: list[str]
     touched_steps: list[str]
-    """`<rollout>:<step>` of the steps whose tool calls named one of the evidence files."""
+    """`<rollout>:<step>` of the steps whose tool calls named one of the evidence files (or, from a
+    model diagnosis, the steps it cites)."""
     verdict: str
+    explanation: str = ""
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,9 @@ class Diagnosis:
     challenges: list[ChallengeDiagnosis] = field(default_factory=list)
     failures_from: str = "none"
     """agent | task | none: where the group's failed items came from."""
+    by: str = "rules"
+    """Who diagnosed: `rules`, or the diagnoser model (`diagnoser:<model>`)."""
+    summary: str = ""
 
     def verdicts(self) -> dict[str, str]:
         return {c.pattern_id: c.verdict for c in self.challenges}

@@ -35,6 +35,7 @@ import json
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from skill2env.lake.lake import Lake
@@ -45,6 +46,7 @@ from skill2env.llm.ledger import CallContext, Ledger
 from skill2env.llm.prompts import Prompt, render
 from skill2env.patterns.pool import PatternPool, seed_pool
 from skill2env.rubric.checks import REGISTRY
+from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.author_answers import (
     BlueprintAnswer,
     BuildAnswer,
@@ -65,6 +67,7 @@ BUILD_TEMPLATE = "author_build"
 SKILLS_MOUNT = "/skills"
 MAX_SKILL_MD_CHARS = 12_000
 MAX_REASONS = 8
+MAX_PARENT_FILES = 200
 BUILD_REPAIRS = 1
 """Rounds in which a built task's failed checks go back to the model."""
 
@@ -115,6 +118,14 @@ class ModelAuthor:
             if isinstance(blueprint, Rejection):
                 return blueprint
             return self._build(blueprint)
+        finally:
+            self.flush()
+
+    def rebuild(self, blueprint: Blueprint, parent_dir: Path | None = None) -> TaskDraft | Rejection:
+        """Build the task of a revised (hardened) blueprint; the earlier version's Harbor directory,
+        when given, shows the model what to keep."""
+        try:
+            return self._build(blueprint, parent=_parent_view(blueprint, parent_dir) if parent_dir else None)
         finally:
             self.flush()
 
@@ -199,8 +210,8 @@ class ModelAuthor:
 
     # -- step 2: the build ----------------------------------------------------------------------
 
-    def _build(self, blueprint: Blueprint) -> TaskDraft | Rejection:
-        prompt = self._build_prompt(blueprint)
+    def _build(self, blueprint: Blueprint, *, parent: Mapping[str, Any] | None = None) -> TaskDraft | Rejection:
+        prompt = self._build_prompt(blueprint, parent)
         draft: TaskDraft | None = None
         reasons: list[str] = []
         for _ in range(self.build_repairs + 1):
@@ -219,7 +230,7 @@ class ModelAuthor:
             return draft  # fails the author-side checks: stored as `rejected`, with their names, by build_task
         return Rejection("the task could not be built: " + "; ".join(reasons[:MAX_REASONS]), author=self.name)
 
-    def _build_prompt(self, blueprint: Blueprint) -> Prompt:
+    def _build_prompt(self, blueprint: Blueprint, parent: Mapping[str, Any] | None = None) -> Prompt:
         from skill2env.sandbox.base_image import BaseImageRecipe  # the docker SDK, only when building
 
         data = blueprint.model_dump(mode="json", exclude={"environment", "revision", "schema_version"})
@@ -230,6 +241,7 @@ class ModelAuthor:
             base_image=blueprint.environment.base_image,
             base_packages=BaseImageRecipe().packages,
             generator_available=self._generator_available,
+            parent=parent,
         )
 
     def _assemble(self, blueprint: Blueprint, answer: BuildAnswer) -> tuple[TaskDraft | None, list[str]]:
@@ -288,6 +300,23 @@ def skill_ref(skill_row: Mapping[str, Any]) -> SkillRef:
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "skill"
     return SkillRef(skill_id=str(skill_row["skill_id"]), name=name, path=str(skill_row["path"]),
                     mount=f"{SKILLS_MOUNT}/{slug}")  # fmt: skip
+
+
+def _parent_view(blueprint: Blueprint, parent_dir: Path) -> dict[str, Any]:
+    """What the build prompt shows of the earlier version: its instruction, solution and file list."""
+    task = TaskDir(parent_dir)
+    diff = blueprint.revision.diff if blueprint.revision else []
+    return {
+        "revision_json": json.dumps(diff, indent=1, ensure_ascii=False, default=str)[:MAX_SKILL_MD_CHARS],
+        "instruction": _read(task.instruction),
+        "solve_sh": _read(task.solve_script),
+        "files": sorted(str(path.relative_to(task.workspace_dir)) for path in task.workspace_dir.rglob("*")
+                        if path.is_file())[:MAX_PARENT_FILES],
+    }  # fmt: skip
+
+
+def _read(path: Path) -> str:
+    return path.read_text(errors="replace")[:MAX_SKILL_MD_CHARS] if path.is_file() else ""
 
 
 def _bwrap_available() -> bool:

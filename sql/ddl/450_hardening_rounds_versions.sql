@@ -20,5 +20,6 @@ CREATE TABLE IF NOT EXISTS hardening_rounds_versions (
     child_status VARCHAR,                  -- its status after the author-side checks
     patterns_before VARCHAR[],
     patterns_after VARCHAR[],
-    grown_patterns VARCHAR[]               -- new pool patterns abstracted from this diagnosis
+    grown_patterns VARCHAR[],              -- new pool patterns abstracted from this diagnosis
+    child_gates JSON                       -- the hardened child's validation gates (accepted, failing, evidence)
 );

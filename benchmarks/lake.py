@@ -554,6 +554,7 @@ FILTERED = {
     "curation_funnel": "SELECT * FROM curation_funnel WHERE domain = '*'",
     "curation_reasons": "SELECT * FROM curation_reasons WHERE criterion = 'compatible'",
     "catalog_stats": "SELECT * FROM catalog_stats WHERE scope = 'curated'",
+    "task_set_stats": "SELECT * FROM task_set_stats",
     "catalog_languages": "SELECT language, files FROM catalog_languages LIMIT 10",
     "catalog_programs": "SELECT * FROM catalog_programs WHERE program = 'prog-7'",
     "catalog_dependencies": "SELECT ecosystem, count(*) FROM catalog_dependencies GROUP BY 1",

@@ -22,6 +22,7 @@ from skill2env.lake.lake import Lake
 REPORT_FILE = "report.md"
 TABLE_ROWS = 200
 SECTIONS = {
+    "task_set_stats": ("The task set beside the paper's", "SELECT * FROM task_set_stats"),
     "task_stats": ("Tasks per iteration", "SELECT * FROM task_stats"),
     "validation_funnel": ("Validation funnel", "SELECT * FROM validation_funnel"),
     "hardening_curve": ("Hardening curve by domain", "SELECT * FROM hardening_curve"),

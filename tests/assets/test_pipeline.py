@@ -69,3 +69,17 @@ def test_sft_files_validate_and_an_example_traces_back_to_its_skill(ran: tuple[H
     traced = lake.query("SELECT skill_path, curated, task_id, reward FROM lineage WHERE example_id = $id",
                         {"id": example["metadata"]["example_id"]}).to_dicts()  # fmt: skip
     assert len(traced) == 1 and traced[0]["skill_path"] in SKILLS and traced[0]["curated"]
+
+
+def test_the_task_set_statistics_stand_beside_the_papers(ran: tuple[Home, Lake]) -> None:
+    _, lake = ran
+    stats = {row["statistic"]: row for row in lake.query("SELECT * FROM task_set_stats").to_dicts()}
+    assert list(stats) == ["tasks", "domains", "initial_workspace_files", "largest_domain_tasks", "skill_files",
+                           "languages", "programs", "ecosystems", "dependencies", "cli_tools"]  # fmt: skip
+    assert stats["tasks"]["value"] == len(SKILLS) and stats["tasks"]["paper_value"] == 2963
+    files = lake.query("SELECT sum(workspace_files) FROM accepted_tasks WHERE iteration = 0").item()
+    assert stats["initial_workspace_files"]["value"] == files > 0
+    skill_files = lake.query("SELECT count(*) FROM skill_files WHERE skill_path IN "
+                             "(SELECT skill_path FROM accepted_tasks WHERE iteration = 0)").item()  # fmt: skip
+    assert stats["skill_files"]["value"] == skill_files > 0
+    assert stats["largest_domain_tasks"]["note"] in lake.query("SELECT domain FROM accepted_tasks").to_series()

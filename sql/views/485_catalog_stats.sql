@@ -1,4 +1,5 @@
--- Grain: one row per (scope, statistic): the paper's catalog statistics over all and curated skills.
+-- Grain: one row per (scope, statistic): the paper's catalog statistics over all skills, the curated
+-- ones, and the ones behind an accepted iteration-0 task (`tasked`: the task set's skills).
 CREATE OR REPLACE VIEW catalog_stats AS
 WITH scoped AS (
     SELECT 'all' AS scope, s.* FROM skills AS s
@@ -6,6 +7,10 @@ WITH scoped AS (
     SELECT 'curated' AS scope, s.*
     FROM skills AS s JOIN curated_skills AS c ON c.skill_id = s.skill_id AND c.path = s.path
     WHERE c.curated
+    UNION ALL BY NAME
+    SELECT 'tasked' AS scope, s.*
+    FROM skills AS s
+    WHERE (s.skill_id, s.path) IN (SELECT (skill_id, skill_path) FROM accepted_tasks WHERE iteration = 0)
 ),
 files AS (
     SELECT sc.scope, f.*

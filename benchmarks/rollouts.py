@@ -18,8 +18,7 @@ used, and the overhead: the share of a rollout's wall time beyond `--steps` × `
 once on 2 cores, and sandbox + loop overhead ≤ 10 % of wall time at 200 ms per model answer.
 
 bwrap keeps each rollout's directories under `$SKILL2ENV_BWRAP_DIR` (default: the temporary
-directory); on a disk, copying /etc's certificates per sandbox costs ~1 s of metadata
-operations under load, so `--bwrap-dir /dev/shm/skill2env-bwrap` shows the backend on a tmpfs.
+directory); `--bwrap-dir /dev/shm/skill2env-bwrap` puts them on a tmpfs.
 """
 
 from __future__ import annotations

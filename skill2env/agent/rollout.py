@@ -4,12 +4,13 @@
     trajectories = runner.run_all(attempt_specs(tasks, attempts=4))      # or `await runner.run(specs)`
 
 An attempt: record a `started` marker (so a killed run can be found and closed later) and start
-the sandbox — both in the background, behind the first model call; tool calls wait for them —
-and let the actor set it up; run the agent loop; snapshot the final workspace into the store
+the sandbox — side by side, in the background, behind the first model call; tool calls wait for
+them — and let the actor set it up; run the agent loop; snapshot the final workspace into the store
 (its digest is the attempt's workspace digest); stop the sandbox; write the ATIF
 `trajectory.json`; record a `finished` marker.
 Attempts run under a semaphore of `concurrency` sandboxes (default `$SKILL2ENV_SANDBOX_SLOTS`),
-their blocking sandbox calls in a thread pool of the same size. Whatever fails, an attempt
+their blocking sandbox and file calls in a thread pool of twice the size (nothing blocking runs
+on the event loop they share). Whatever fails, an attempt
 ends as a trajectory with a status, never as an exception; an infrastructure failure is
 `infra_error`.
 """
@@ -24,18 +25,18 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from skill2env.agent.actors import Actor, Policy
-from skill2env.agent.files import TrajectoryFiles
+from skill2env.agent.files import PARTIAL_FILE, TrajectoryFiles
 from skill2env.agent.loop import SYSTEM_PROMPT, LoopLimits, ThreadedTools, run_agent
 from skill2env.agent.markers import AttemptLog
 from skill2env.agent.tools import ToolRunner
-from skill2env.agent.trajectory import Trajectory, utc_now
+from skill2env.agent.trajectory import Trajectory, utc_now, write_atomically
 from skill2env.home import Home
 from skill2env.sandbox.backends import BackendName, make_sandbox
 from skill2env.sandbox.base import Sandbox, SandboxLimits, new_rollout_id
@@ -142,7 +143,8 @@ class RolloutRunner:
     async def run(self, specs: Sequence[AttemptSpec]) -> list[Trajectory]:
         """Every attempt, at most `concurrency` at once; trajectories in the order of `specs`."""
         slots = asyncio.Semaphore(self.concurrency)
-        with ThreadPoolExecutor(max_workers=self.concurrency + 2, thread_name_prefix="rollout") as executor:
+        # Two blocking steps per attempt at once (its started marker and its sandbox's start), and two spare.
+        with ThreadPoolExecutor(max_workers=2 * self.concurrency + 2, thread_name_prefix="rollout") as executor:
             self._executor = executor
             try:
                 await self._blocking(self._reap)
@@ -198,14 +200,14 @@ class RolloutRunner:
 
     async def _attempt(self, spec: AttemptSpec, trajectory: Trajectory, sandbox: Sandbox) -> None:
         actor = self.policy.actor(spec.task)
-        # The started marker, then the sandbox: in the background, behind the first model call.
-        ready = asyncio.ensure_future(self._blocking(self._start, sandbox, actor, spec.task, trajectory))
+        # The started marker and the sandbox: in the background, behind the first model call.
+        ready = asyncio.ensure_future(self._start(sandbox, actor, spec.task, trajectory))
         limits = LoopLimits.for_task(spec.task, **self.limit_overrides)
         runner = ToolRunner(
             sandbox, observation_chars=limits.observation_chars, command_timeout_s=limits.command_timeout_s
         )
         prompt = self.system_prompt.format(workdir=_workdir(spec.task)) if self.system_prompt else None
-        persist = self.files.write_partial if self.files is not None else None
+        partial = _PartialWriter(self.files, self._blocking) if self.files is not None else None
         tools = ThreadedTools(runner, executor=self._executor, started=ready)
         try:
             await run_agent(
@@ -215,16 +217,20 @@ class RolloutRunner:
                 tools,
                 limits=limits,
                 system_prompt=prompt,
-                on_step=persist,
+                on_step=partial.submit if partial is not None else None,
             )
             waiting = time.monotonic()
             await ready  # the agent may have finished without a tool call: did the sandbox ever start?
             trajectory.sandbox_s += time.monotonic() - waiting
+            if partial is not None:
+                await partial.flush()
         except (SandboxError, OSError) as exc:
             trajectory.status, trajectory.error = "infra_error", f"{type(exc).__name__}: {exc}"
         finally:
             if not ready.done():
                 ready.cancel()
+            if partial is not None:  # nothing may write it after the attempt's end removed it
+                await partial.settle()
         if trajectory.status != "infra_error":
             await self._snapshot(sandbox, trajectory)
 
@@ -272,10 +278,26 @@ class RolloutRunner:
         except SandboxError as exc:  # every attempt will say so as its infra_error
             log.warning("reaping orphaned sandboxes failed: %s", exc)
 
-    def _start(self, sandbox: Sandbox, actor: Actor, task: TaskDir, trajectory: Trajectory) -> None:
-        """Record the attempt as started (before anything can be left behind), then start the sandbox."""
+    async def _start(self, sandbox: Sandbox, actor: Actor, task: TaskDir, trajectory: Trajectory) -> None:
+        """Record the attempt as started and start the sandbox, side by side; done once both are.
+
+        Not one after the other: a run killed between the two leaves either a started marker
+        (closed by the next run of its domain) or a sandbox of a dead owner (reaped), never a
+        sandbox that nothing knows of, and the two together cost the longer one, not the sum."""
+        outcomes = await asyncio.gather(
+            self._blocking(self._record_started, trajectory),
+            self._blocking(self._start_sandbox, sandbox, actor, task),
+            return_exceptions=True,
+        )
+        for outcome in outcomes:  # both have finished: a failed start leaves nothing running behind
+            if isinstance(outcome, BaseException):
+                raise outcome
+
+    def _record_started(self, trajectory: Trajectory) -> None:
         if self.attempt_log is not None:
             self.attempt_log.started(trajectory)
+
+    def _start_sandbox(self, sandbox: Sandbox, actor: Actor, task: TaskDir) -> None:
         self._images.ensure(task)
         sandbox.start(task)
         actor.setup(sandbox, task)
@@ -314,6 +336,54 @@ class RolloutRunner:
         if self.files is not None:
             with contextlib.suppress(OSError):
                 self.files.write_partial(trajectory)
+
+
+class _PartialWriter:
+    """Persists an attempt's partial trajectory after every step without blocking the event loop
+    the other attempts share: the trajectory is serialised on the loop (a consistent snapshot) and
+    written in the pool, one write at a time; a newer snapshot replaces one still waiting, and an
+    older one never overwrites a newer."""
+
+    def __init__(self, files: TrajectoryFiles, blocking: Callable[..., Awaitable[Any]]) -> None:
+        self.files = files
+        self._blocking = blocking
+        self._pending: tuple[int, str, bytes] | None = None
+        self._sequence = 0
+        self._written = 0
+        self._lock = threading.Lock()
+        self._drain: asyncio.Future[None] | None = None
+        self._error: OSError | None = None
+
+    def submit(self, trajectory: Trajectory) -> None:
+        self._sequence += 1
+        self._pending = (self._sequence, trajectory.rollout_id, trajectory.model_dump_json().encode())
+        if self._drain is None or self._drain.done():
+            self._drain = asyncio.ensure_future(self._write_pending())
+
+    async def flush(self) -> None:
+        """Wait until the last snapshot is written. Raises: OSError: a write failed."""
+        await self.settle()
+        if self._error is not None:
+            raise self._error
+
+    async def settle(self) -> None:
+        while self._drain is not None and not self._drain.done():
+            await asyncio.shield(self._drain)
+
+    async def _write_pending(self) -> None:
+        while self._pending is not None:
+            snapshot, self._pending = self._pending, None
+            try:
+                await self._blocking(self._write, *snapshot)
+            except OSError as exc:
+                self._error = self._error or exc
+
+    def _write(self, sequence: int, rollout_id: str, data: bytes) -> None:
+        with self._lock:
+            if sequence <= self._written:
+                return
+            write_atomically(self.files.directory(rollout_id) / PARTIAL_FILE, data)
+            self._written = sequence
 
 
 class _ImageCache:

@@ -1,9 +1,14 @@
 """The bubblewrap backend: a fast local sandbox for machines without Docker and for many short rollouts.
 
-Every command runs in fresh namespaces (user, pid, net, ipc, uts, cgroup) over the host's
-system directories bound read-only, with the rollout's private directories bound in:
-the workspace, /tmp, /logs (writable) and /tests, /solution (read-only). Each command is its
-own process tree: when it ends, its pid namespace ends, and nothing it started survives.
+The sandbox is a set of namespaces (user, pid, net, ipc, uts, cgroup) over the host's system
+directories bound read-only, with the rollout's private directories bound in: the workspace,
+/tmp, /logs (writable) and /tests, /solution (read-only). Its init is a command server
+(`command_server`), started with the sandbox: the agent's commands are forked by it, so a
+command costs no new namespaces. Nothing a command started survives it (the server kills what
+it leaves behind), nothing in the sandbox can signal or trace the server, and when the server
+ends (at `stop`, or with this process) the kernel ends every process in the namespace. Commands
+as root get namespaces of their own per command, as every command did before the server (one
+user namespace maps one uid); so do all commands where the system has no python3.
 
 Limits come from `prlimit` (processes, address space, file size, open files) since there is no
 cgroup of our own. Run as root, the rollout's directories live on a size-limited tmpfs and
@@ -37,6 +42,7 @@ from skill2env.sandbox.base import (
     shell_command,
 )
 from skill2env.sandbox.base_image import SANDBOX_UID, SANDBOX_USER
+from skill2env.sandbox.command_client import CommandServer, popen_from_lasting_thread, server_argv
 from skill2env.sandbox.errors import (
     SandboxCrashed,
     SandboxDeadlineExceeded,
@@ -76,12 +82,22 @@ SYSTEM_ETC = (
     "ssl/openssl.cnf",
 )
 """What of the host's /etc a command sees: what programs need to run, nothing about the host."""
+SANDBOX_ETC = {
+    "passwd": f"root:x:0:0:root:{SANDBOX_TMP}:/bin/bash\n"
+    f"{SANDBOX_USER}:x:{SANDBOX_UID}:{SANDBOX_UID}::{SANDBOX_TMP}:/bin/bash\n",
+    "group": f"root:x:0:\n{SANDBOX_USER}:x:{SANDBOX_UID}:\n",
+    "hostname": "sandbox\n",
+}
+ETC_VERSION = 2
+"""Part of the /etc template's name: a new layout gets a new template."""
 PRIVATE_DIRS = {SANDBOX_TMP: "tmp", "/logs": "logs"}
 READ_ONLY_DIRS = {"/tests": "tests", "/solution": "solution"}
 SKILL_COPY = "skill"
 """The task's skill folder, copied into the rollout and bound read-only at the task's skill mount."""
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 KILLED_EXIT_CODE = 137
+SERVER_LOG = "command-server.log"
+"""The command server's stderr, beside (not in) the rollout's file system."""
 SETPRIV = shutil.which("setpriv") or "/usr/bin/setpriv"
 
 
@@ -118,6 +134,8 @@ class BwrapSandbox(Sandbox):
         self._dir: Path | None = None
         self._task: TaskDir | None = None
         self._deadline = 0.0
+        self._etc: Path | None = None
+        self._server: CommandServer | None = None
         self._as_root = os.geteuid() == 0
         self._host_uid = HOST_UID if self._as_root else os.geteuid()
         self._host_gid = HOST_UID if self._as_root else os.getegid()
@@ -153,10 +171,11 @@ class BwrapSandbox(Sandbox):
         try:
             (rollout / OWNER_FILE).write_text(owner_token())
             self._make_filesystem(task)
+            self._deadline = time.monotonic() + self.limits.wall_clock_s
+            self._server = self._start_server()
         except BaseException:
             self.stop()
             raise
-        self._deadline = time.monotonic() + self.limits.wall_clock_s
 
     def _make_filesystem(self, task: TaskDir) -> None:
         fs = self._fs
@@ -178,25 +197,8 @@ class BwrapSandbox(Sandbox):
             shutil.copytree(task.workspace_dir, fs / "workspace", symlinks=True, dirs_exist_ok=True)
         if task.skill_dir.is_dir():  # a copy: the task store may not be readable by the sandbox's uid
             shutil.copytree(task.skill_dir, fs / SKILL_COPY, symlinks=True)
-        self._make_etc(self.rollout_dir / "etc")
+        self._etc = self._etc_template()
         self._hand_over(fs)
-
-    def _make_etc(self, etc: Path) -> None:
-        """The sandbox's /etc: what programs need from the system's (hard links to one template per
-        system root, so a start costs no copying), and its own users. One bind mount instead of
-        one per file, because every mount costs each command time."""
-        template = self._etc_template()
-        try:
-            shutil.copytree(template, etc, symlinks=True, copy_function=os.link)
-        except OSError:  # another file system: copy instead
-            shutil.rmtree(etc, ignore_errors=True)
-            shutil.copytree(template, etc, symlinks=True)
-        (etc / "passwd").write_text(
-            f"root:x:0:0:root:{SANDBOX_TMP}:/bin/bash\n"
-            f"{SANDBOX_USER}:x:{SANDBOX_UID}:{SANDBOX_UID}::{SANDBOX_TMP}:/bin/bash\n"
-        )
-        (etc / "group").write_text(f"root:x:0:\n{SANDBOX_USER}:x:{SANDBOX_UID}:\n")
-        (etc / "hostname").write_text("sandbox\n")
 
     def _hand_over(self, path: Path) -> None:
         """Give a host path (recursively) to the sandbox's host uid; the read-only mounts stay root's."""
@@ -228,6 +230,8 @@ class BwrapSandbox(Sandbox):
         if remaining <= 0:
             raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
         limit = min(timeout, remaining)
+        if user == AGENT_USER and self._server is not None:
+            return self._exec_in_server(self._server, cmd, limit, timeout, cwd, env)
         argv = [*self._drop_to_host_user(), *self._prlimit(), "bwrap", *self._bwrap_args(cwd, env, user), "--",
                 *shell_command(cmd)]  # fmt: skip
         started = time.monotonic()
@@ -263,6 +267,58 @@ class BwrapSandbox(Sandbox):
             raise SandboxCrashed(f"bwrap could not set up the sandbox: {stderr.strip()}")
         return result
 
+    def _start_server(self) -> CommandServer | None:
+        """The agent's command server, as the init of a namespace set up like a command's (None
+        where the system has no python3 to run it: then every command gets its own bwrap)."""
+        if not (self._system / "usr" / "bin" / "python3").exists():
+            return None
+        variables = self._variables(None, AGENT_USER)
+        config = {"env": variables, "output_limit": self.limits.output_limit_bytes, "kill_grace": 0, "sweep": True}
+        argv = [*self._drop_to_host_user(), *self._prlimit(), "bwrap", *self._bwrap_args(None, None, AGENT_USER),
+                "--as-pid-1", "--", *server_argv("/usr/bin/python3", config)]  # fmt: skip
+        with (self.rollout_dir / SERVER_LOG).open("wb") as log:
+            try:
+                process = popen_from_lasting_thread(
+                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env={"PATH": SANDBOX_PATH}, cwd="/"
+                )
+            except OSError as exc:
+                raise SandboxCrashed(f"starting bwrap failed: {exc}") from exc
+        server = CommandServer(process, describe=f"command server of rollout {self.rollout_id}")
+        try:
+            server.client.wait_ready()
+        except SandboxCrashed as exc:
+            server.stop(wait_s=0)
+            log_tail = (self.rollout_dir / SERVER_LOG).read_text(errors="replace").strip()[-2000:]
+            raise SandboxCrashed(f"{exc}; {log_tail}") from None
+        return server
+
+    def _exec_in_server(
+        self,
+        server: CommandServer,
+        cmd: str | Sequence[str],
+        limit: float,
+        timeout: float,
+        cwd: str | None,
+        env: Mapping[str, str] | None,
+    ) -> ExecResult:
+        started = time.monotonic()
+        reply = server.client.run(
+            shell_command(cmd), cwd=cwd or self.workspace, env=env, timeout=limit, reply_within=limit
+        )
+        result = ExecResult(
+            exit_code=reply.exit_code,
+            stdout=reply.stdout,
+            stderr=reply.stderr,
+            duration_s=time.monotonic() - started,
+            timed_out=reply.timed_out,
+            output_truncated=reply.truncated,
+        )
+        if reply.timed_out:
+            if limit < timeout:
+                raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
+            raise SandboxTimeout(f"{describe(cmd)!r} ran past its {timeout:g} s timeout", result)
+        return result
+
     def _prlimit(self) -> list[str]:
         limits = self.limits
         return [
@@ -276,9 +332,11 @@ class BwrapSandbox(Sandbox):
         ]
 
     def _etc_template(self) -> Path:
-        """The copy of the system's /etc files sandboxes see, made once per system root, beside the
-        rollouts' folder (not in it: the reaper clears that one)."""
-        digest = hashlib.sha256(str(self._system.resolve()).encode()).hexdigest()[:12]
+        """The sandboxes' /etc, made once per system root beside the rollouts' folder (not in it: the
+        reaper clears that one) and bound read-only into every sandbox: what programs need from the
+        system's /etc, nothing about the host, and the sandbox's own users (the same in every
+        sandbox, so nothing of it is per rollout)."""
+        digest = hashlib.sha256(f"{ETC_VERSION}:{self._system.resolve()}".encode()).hexdigest()[:12]
         template = self._root.with_name(f"{self._root.name}-etc") / digest
         if template.is_dir():
             return template
@@ -292,6 +350,9 @@ class BwrapSandbox(Sandbox):
                 shutil.copytree(host, copy, symlinks=True, ignore=_unreadable_by_others)
             elif host.is_symlink() or (host.exists() and host.stat().st_mode & 0o004):
                 shutil.copy2(host, copy, follow_symlinks=False)
+        for name, content in SANDBOX_ETC.items():
+            (scratch / name).write_text(content)
+            (scratch / name).chmod(0o644)
         try:
             scratch.rename(template)
         except OSError:  # another process made it first
@@ -318,7 +379,7 @@ class BwrapSandbox(Sandbox):
                 args += ["--symlink", str(host.readlink()), f"/{name}"]
             elif host.is_dir():
                 args += ["--ro-bind", str(host), f"/{name}"]
-        args += ["--ro-bind", str(self.rollout_dir / "etc"), "/etc"]
+        args += ["--ro-bind", str(self._etc or self._etc_template()), "/etc"]
         args += ["--proc", "/proc", "--dev", "/dev"]
         task = self._task
         if task is not None and (self._fs / SKILL_COPY).is_dir():
@@ -327,12 +388,15 @@ class BwrapSandbox(Sandbox):
             option = "--ro-bind" if path in READ_ONLY_DIRS else "--bind"
             args += [option, str(host_dir), path]
         args += ["--remount-ro", "/", "--chdir", cwd or self.workspace, "--clearenv"]
+        for key, value in self._variables(env, user).items():
+            args += ["--setenv", key, value]
+        return args
+
+    def _variables(self, env: Mapping[str, str] | None, user: str) -> dict[str, str]:
         variables = {"PATH": SANDBOX_PATH, "HOME": SANDBOX_TMP, "LANG": "C.UTF-8", "USER": user}
         variables.update(self.limits.environment)
         variables.update(env or {})
-        for key, value in variables.items():
-            args += ["--setenv", key, value]
-        return args
+        return variables
 
     def _host_path(self, path: str, *, writable: bool) -> Path:
         """The host path behind a sandbox path, refusing anything that resolves outside its mount."""
@@ -390,6 +454,9 @@ class BwrapSandbox(Sandbox):
             self._hand_over(created)
 
     def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:  # first: its tmpfs cannot be unmounted under running commands
+            server.stop()
         rollout, self._dir = self._dir, None
         if rollout is not None:
             remove_rollout_dir(rollout)

@@ -1,0 +1,210 @@
+"""The host's side of a sandbox's command server (`command_server`): requests out, replies in.
+
+A reader thread takes the server's replies off its stdout and hands each to the call waiting for
+it, so several commands can run at once. When the server dies, every waiting call and every later
+one raises `SandboxCrashed`.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import itertools
+import json
+import queue
+import subprocess
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from skill2env.sandbox.errors import SandboxCrashed
+
+SERVER_SOURCE = (Path(__file__).parent / "command_server.py").read_text()
+READY_TIMEOUT_S = 30.0
+REPLY_SLACK_S = 30.0
+"""A reply may come this long after the command's timeout and kill grace before the server counts as hung."""
+STOP_WAIT_S = 5.0
+
+
+BOOTSTRAP = "import json, sys; exec(json.loads(sys.stdin.buffer.readline()))"
+"""The server's command line: its source comes as the first line on stdin (a short `ps` entry)."""
+
+
+def server_argv(python: str, config: Mapping[str, Any]) -> list[str]:
+    """How to start the server under the sandbox's `python` (isolated mode: no site, no user paths)."""
+    return [python, "-I", "-S", "-c", BOOTSTRAP, json.dumps(dict(config))]
+
+
+@dataclass(frozen=True)
+class CommandReply:
+    exit_code: int
+    stdout: str
+    stderr: str
+    timed_out: bool
+    truncated: bool
+
+
+class CommandClient:
+    """Talks to one running server over its stdin / stdout."""
+
+    def __init__(self, requests: IO[bytes], replies: IO[bytes], *, describe: str) -> None:
+        self._requests = requests
+        self._replies = replies
+        self._describe = describe
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, queue.SimpleQueue[dict[str, Any] | None]] = {}
+        self._lock = threading.Lock()
+        self._ready: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        self._gone: str | None = None
+        try:
+            requests.write(json.dumps(SERVER_SOURCE).encode() + b"\n")
+            requests.flush()
+        except OSError as exc:
+            self._gone = f"it did not take its source: {exc}"
+        self._reader = threading.Thread(target=self._read_replies, name=f"{describe}-replies", daemon=True)
+        self._reader.start()
+
+    def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
+        """Raises: SandboxCrashed: the server did not come up."""
+        try:
+            greeting = self._ready.get(timeout=timeout)
+        except queue.Empty:
+            raise SandboxCrashed(f"the {self._describe} did not start within {timeout:g} s") from None
+        if greeting is None or not greeting.get("ready"):
+            raise SandboxCrashed(f"the {self._describe} did not start: {self._gone or greeting}")
+
+    @property
+    def alive(self) -> bool:
+        return self._gone is None
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str,
+        env: Mapping[str, str] | None,
+        timeout: float,
+        reply_within: float,
+    ) -> CommandReply:
+        """Run one command. Raises: SandboxCrashed: the server died or stopped answering."""
+        slot: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        request_id = next(self._ids)
+        request = {"id": request_id, "argv": list(argv), "cwd": cwd, "env": dict(env or {}), "timeout": timeout}
+        with self._lock:
+            if self._gone is not None:
+                raise SandboxCrashed(f"the {self._describe} is gone: {self._gone}")
+            self._waiting[request_id] = slot
+            try:
+                self._requests.write(json.dumps(request).encode() + b"\n")
+                self._requests.flush()
+            except (OSError, ValueError) as exc:
+                self._waiting.pop(request_id, None)
+                raise SandboxCrashed(f"the {self._describe} does not take requests: {exc}") from exc
+        try:
+            reply = slot.get(timeout=reply_within + REPLY_SLACK_S)
+        except queue.Empty:
+            raise SandboxCrashed(f"the {self._describe} did not answer {argv[:3]!r}") from None
+        finally:
+            with self._lock:
+                self._waiting.pop(request_id, None)
+        if reply is None:
+            raise SandboxCrashed(f"the {self._describe} died under {argv[:3]!r}: {self._gone}")
+        if "error" in reply:
+            raise SandboxCrashed(f"the {self._describe} failed to run {argv[:3]!r}: {reply['error']}")
+        return CommandReply(
+            exit_code=int(reply["exit_code"]),
+            stdout=base64.b64decode(reply["stdout"]).decode(errors="replace"),
+            stderr=base64.b64decode(reply["stderr"]).decode(errors="replace"),
+            timed_out=bool(reply["timed_out"]),
+            truncated=bool(reply["truncated"]),
+        )
+
+    def close(self) -> None:
+        """Close the server's stdin: it exits, and with it everything it started."""
+        with self._lock:
+            if self._gone is None:
+                self._gone = "closed"
+            with contextlib.suppress(OSError):
+                self._requests.close()
+
+    def _read_replies(self) -> None:
+        reason = "its output ended (it exited or was killed)"
+        try:
+            for line in self._replies:
+                message = json.loads(line)
+                if "ready" in message:
+                    self._ready.put(message)
+                    continue
+                with self._lock:
+                    slot = self._waiting.get(message.get("id"))
+                if slot is not None:
+                    slot.put(message)
+        except (OSError, ValueError) as exc:
+            reason = f"reading its replies failed: {exc}"
+        with self._lock:
+            self._gone = self._gone or reason
+            waiting, self._waiting = list(self._waiting.values()), {}
+        self._ready.put(None)
+        for slot in waiting:
+            slot.put(None)
+
+
+def popen_from_lasting_thread(argv: Sequence[str], **options: Any) -> subprocess.Popen[bytes]:
+    """`subprocess.Popen`, forked by a thread that lives as long as this process: a child asking to
+    die with its parent (`bwrap --die-with-parent`, PR_SET_PDEATHSIG) dies with the thread that
+    forked it, and the caller's may be a pool worker that ends before the sandbox does."""
+    done: queue.SimpleQueue[subprocess.Popen[bytes] | BaseException] = queue.SimpleQueue()
+    _spawner().put(lambda: done.put(_popen(argv, options)))
+    outcome = done.get()
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return outcome
+
+
+def _popen(argv: Sequence[str], options: dict[str, Any]) -> subprocess.Popen[bytes] | BaseException:
+    try:
+        return subprocess.Popen(list(argv), **options)
+    except BaseException as exc:  # handed to the caller's thread
+        return exc
+
+
+_spawn_queue: queue.SimpleQueue[Callable[[], None]] | None = None
+_spawn_guard = threading.Lock()
+
+
+def _spawner() -> queue.SimpleQueue[Callable[[], None]]:
+    global _spawn_queue
+    with _spawn_guard:
+        if _spawn_queue is None:
+            jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+
+            def work() -> None:
+                while True:
+                    jobs.get()()
+
+            threading.Thread(target=work, name="sandbox-spawner", daemon=True).start()
+            _spawn_queue = jobs
+        return _spawn_queue
+
+
+class CommandServer:
+    """A running server process (its stdin / stdout piped to us) and the client talking to it."""
+
+    def __init__(self, process: subprocess.Popen[bytes], *, describe: str) -> None:
+        if process.stdin is None or process.stdout is None:
+            raise SandboxCrashed(f"the {describe} was started without pipes")
+        self.process = process
+        self.client = CommandClient(process.stdin, process.stdout, describe=describe)
+
+    def stop(self, wait_s: float = STOP_WAIT_S) -> None:
+        """End the server and everything it started; kill it if it does not exit within `wait_s`."""
+        self.client.close()
+        try:
+            self.process.wait(timeout=wait_s)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()

@@ -150,6 +150,7 @@ class Kit(ABC):
     def harden(
         self, draft_or_blueprint: TaskDraft | Blueprint, item_results: Mapping[str, float | bool]
     ) -> dict[str, int]:
+        """The next iteration's patterns (id → intensity): one targeted step (see `kits.hardening`)."""
         from skill2env.kits.hardening import harden
 
         return harden(self, draft_or_blueprint, item_results)

@@ -2,7 +2,8 @@
 
 Every built task must validate: the reference solver scores 1.0 on every deterministic item, the
 untouched workspace at most 0.1, a partial solution below 0.7. Over a hardening loop driven by the
-naive policy's own results, the naive policy's full-credit rate falls with each iteration.
+naive policy's own results, the naive policy's full-credit rate falls strictly with each iteration, in
+every kit, and gradually: some tasks still reach full credit after two rounds.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def test_hardest_task_validates_and_every_script_runs(kit_name: str) -> None:
 @pytest.mark.slow
 def test_every_iteration_validates_and_the_naive_full_credit_rate_falls() -> None:
     """20 seeds × 4 kits × 3 hardening iterations: each task passes validation and the author-side
-    checks; the naive policy's full-credit rate falls from iteration 0 to 1 to 2."""
+    checks, each round changes the task by one step, and the naive policy's full-credit rate, pooled
+    over the seeds, falls strictly from iteration 0 to 1 to 2 in every kit without reaching zero."""
     rates: dict[str, list[int]] = {name: [0] * ITERATIONS for name in KITS}
     for name, kit in sorted(KITS.items()):
         naive = kit.naive_policy()
@@ -88,14 +90,24 @@ def test_every_iteration_validates_and_the_naive_full_credit_rate_falls() -> Non
                 report = check_draft(draft)
                 assert report.passed, (draft.blueprint.task_name, report.reasons)
                 assert_valid(draft)
+                assert_one_step(draft)
                 reward, items, log = rollout(draft, naive)
                 assert "Traceback" not in log, log
                 rates[name][iteration] += reward >= FULL_CREDIT
                 patterns, parent = kit.harden(draft, items), draft.blueprint
     pooled = [sum(rates[name][i] for name in rates) for i in range(ITERATIONS)]
     shares = {name: [n / len(PROPERTY_SEEDS) for n in counts] for name, counts in rates.items()}
-    print("naive full-credit rate by iteration:", shares)
-    assert pooled[0] > pooled[1] > pooled[2], shares
+    print("naive full-credit rate by iteration:", shares, "pooled:", pooled)
     for name, counts in rates.items():
-        assert counts[0] >= counts[1] >= counts[2], (name, shares[name])
-        assert counts[0] > counts[2], (name, shares[name])
+        assert counts[0] > counts[1] > counts[2], (name, shares[name])
+    assert pooled[-1] > 0, shares
+
+
+def assert_one_step(draft: TaskDraft) -> None:
+    """A hardened task differs from its parent by one move: one pattern one intensity up, or one new
+    pattern at intensity 1."""
+    revision = draft.blueprint.revision
+    if revision is None:
+        return
+    moves = [(entry["from"], entry["to"]) for entry in revision.diff]
+    assert len(moves) == 1 and moves[0] in {(1, 2), (2, 3), (None, 1)}, (draft.blueprint.task_name, moves)

@@ -6,7 +6,8 @@
   step references, a proposal, maybe a new pattern), else the rules (`diagnosis.diagnose`);
 * proposal and rebuild: a world kit's task gets the kit's rebuild from a pattern → intensity map —
   the model's proposal translated when there is one (strengthen / add challenge), else the kit's
-  rules (raise what was solved, add a compatible pattern); any other task is revised with the
+  rules (one targeted move: raise the easiest solved challenge, or add a compatible pattern when
+  none can go higher); any other task is revised with the
   model's proposal (`revise_blueprint`) and rebuilt by the author role's model (instruction,
   workspace, solution and verifier data together). The child passes the author-side checks and
   then every validation gate (`gates`) before it replaces its parent;

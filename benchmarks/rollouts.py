@@ -10,12 +10,24 @@ call (`echo step N >> progress.log`), the `--steps`-th a `finish`. Then, per bac
 markers in a lake, the sandbox, the agent loop, partial and ATIF trajectory files, the final
 workspace's snapshot in the store.
 
+First, as the baseline measured in the same run, the same group with a null sandbox (commands
+answered at once, nothing isolated: the loop, the model server, markers and files only).
+
 Prints per backend: the group's wall time, rollouts and agent steps per second, statuses,
 where each rollout's time went — waiting for the model, tool calls, the sandbox (start not
 hidden behind the first model call, snapshot, stop) — the CPU this process and its children
-used, and the overhead: the share of a rollout's wall time beyond `--steps` × `--latency`
-(what waiting for the model alone would take). Goals: every rollout completes with 16 at
-once on 2 cores, and sandbox + loop overhead ≤ 10 % of wall time at 200 ms per model answer.
+used, and three overheads:
+
+* against the ideal: the share of a rollout's wall time beyond `--steps` × `--latency` (what
+  waiting for the model alone would take) — the strictest figure: it also counts model calls
+  that take longer than `--latency` because the 2 cores are busy;
+* outside model calls: the share of a rollout's wall time spent in tools, the sandbox and the
+  loop (the issue's "sandbox + loop overhead");
+* against the null sandbox: the share of a rollout's wall time the sandbox adds to the baseline.
+
+Goals: every rollout completes with 16 at once on 2 cores, and sandbox + loop overhead ≤ 10 %
+of wall time at 200 ms per model answer (judged on the share outside model calls; the other two
+are printed beside it).
 
 bwrap keeps each rollout's directories under `$SKILL2ENV_BWRAP_DIR` (default: the temporary
 directory); `--bwrap-dir /dev/shm/skill2env-bwrap` puts them on a tmpfs.
@@ -26,11 +38,13 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,11 +59,14 @@ from skill2env.llm.cache import CacheMode, ResponseCache
 from skill2env.llm.client import ModelClient
 from skill2env.llm.config import RoleConfig
 from skill2env.sandbox.backends import BACKEND_NAMES, BackendName
+from skill2env.sandbox.base import ExecResult, Sandbox, SandboxLimits
 from skill2env.sandbox.task import TaskDir
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "harbor" / "csv-aggregation"
 OVERHEAD_GOAL = 0.10
+NULL = "null"
+"""The baseline: a sandbox that runs nothing."""
 SANDBOX_LIMITS = {"storage_mb": 64, "tmp_mb": 64}
 
 
@@ -77,7 +94,47 @@ def start_server(steps: int, latency: float) -> tuple[subprocess.Popen[str], str
     return process, process.stdout.readline().strip()
 
 
-def run_group(backend: BackendName, base_url: str, rollouts: int, scratch: Path, bwrap_dir: str) -> Group:
+class NullSandbox(Sandbox):
+    """Isolates nothing and costs nothing: every command succeeds at once without running; the
+    workspace is a host copy of the task's (the baseline of what the loop costs without a sandbox)."""
+
+    backend = "null"
+
+    def __init__(self, limits: SandboxLimits | None = None, *, rollout_id: str | None = None) -> None:
+        super().__init__(limits, rollout_id=rollout_id)
+        self.root = Path(tempfile.mkdtemp(prefix="skill2env-null-sandbox-"))
+
+    @property
+    def workspace(self) -> str:
+        return str(self.root / "workspace")
+
+    def start(self, task: TaskDir) -> None:
+        self._task = task
+        shutil.copytree(task.workspace_dir, self.workspace, dirs_exist_ok=True)
+
+    def exec(self, cmd: str | Sequence[str], *, timeout: float = 0.0, cwd: str | None = None,
+             env: Mapping[str, str] | None = None, user: str = "agent") -> ExecResult:  # fmt: skip
+        return ExecResult(exit_code=0, duration_s=0.0)
+
+    def read_file(self, path: str) -> bytes:
+        return Path(path).read_bytes()
+
+    def write_file(self, path: str, data: bytes | str) -> None:
+        Path(path).write_bytes(data.encode() if isinstance(data, str) else data)
+
+    def copy_in(self, source: Path, destination: str) -> None:
+        shutil.copytree(source, destination, dirs_exist_ok=True) if source.is_dir() else shutil.copy(
+            source, destination
+        )
+
+    def copy_out(self, source: str, destination: Path) -> None:
+        shutil.copytree(source, destination, dirs_exist_ok=True)
+
+    def stop(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def run_group(backend: str, base_url: str, rollouts: int, scratch: Path, bwrap_dir: str) -> Group:
     home = Home(scratch / backend)
     lake = Lake(home.lake_path, lock_timeout=120)
     lake.ensure_schema()
@@ -85,11 +142,15 @@ def run_group(backend: BackendName, base_url: str, rollouts: int, scratch: Path,
     client = ModelClient("solver", config, cache=ResponseCache(home.root / "cache", CacheMode.off))
     task = TaskRef(TaskDir(FIXTURE), "csv-aggregation-i0", "bench")
 
+    engine: BackendName = "docker" if backend == "docker" else "bwrap"  # the null sandbox names no engine
+
     def runner(concurrency: int) -> RolloutRunner:
         return RolloutRunner(
-            SolverPolicy(client), backend=backend, run_id=f"bench-{backend}", home=home,
-            attempts=AttemptLog(lake), concurrency=concurrency, sandbox_limits=SANDBOX_LIMITS,
+            SolverPolicy(client), backend=engine, run_id=f"bench-{backend}",
+            home=home, attempts=AttemptLog(lake), concurrency=concurrency, sandbox_limits=SANDBOX_LIMITS,
             sandbox_options={"root": Path(bwrap_dir)} if backend == "bwrap" and bwrap_dir else None,
+            sandbox_factory=(lambda limits, rollout_id: NullSandbox(limits, rollout_id=rollout_id))
+            if backend == NULL else None,
         )  # fmt: skip
 
     runner(1).run_all(attempt_specs([task], 1))  # builds the task image and warms every path once
@@ -111,7 +172,7 @@ class Group:
     load: float
 
 
-def report(group: Group, steps: int, latency: float) -> bool:
+def report(group: Group, steps: int, latency: float, baseline: Group | None) -> bool:
     done, wall = group.done, group.wall
     turns = sum(t.turns for t in done)
     mean = {field: statistics.mean(float(getattr(t, field) or 0.0) for t in done)
@@ -130,13 +191,18 @@ def report(group: Group, steps: int, latency: float) -> bool:
     )
     print(f"  one tool call       {mean['tool_s'] / max(1, steps - 1) * 1000:7.1f} ms (mean)")
     print(f"  overhead            {overhead:7.1%} of a rollout's wall time beyond {steps} × {latency * 1000:.0f} ms"
-          f" ({waiting:.1%} outside model calls)")  # fmt: skip
+          " (against the ideal)")  # fmt: skip
+    print(f"                      {waiting:7.1%} outside model calls: tools, sandbox, loop (the goal's measure)")
+    if baseline is not None:
+        added = 1 - statistics.mean(float(t.wall_s or 0.0) for t in baseline.done) / mean["wall_s"]
+        print(f"                      {added:7.1%} added by the sandbox to the null-sandbox baseline of this run")
     print(
         f"  CPU                 this process {group.cpu_self:.2f} s, its child processes {group.cpu_children:.2f} s;"
         f" load average {group.load:.1f} on {os.cpu_count()} cores"
     )
-    met = all(t.status == "completed" and t.turns == steps for t in done) and overhead <= OVERHEAD_GOAL
-    print(f"  goal (all complete, overhead ≤ {OVERHEAD_GOAL:.0%}): {'met' if met else 'MISSED'}")
+    met = all(t.status == "completed" and t.turns == steps for t in done) and waiting <= OVERHEAD_GOAL
+    if group.backend != NULL:
+        print(f"  goal (all complete, outside model calls ≤ {OVERHEAD_GOAL:.0%}): {'met' if met else 'MISSED'}")
     return met
 
 
@@ -165,10 +231,12 @@ def main() -> None:
     server, base_url = start_server(args.steps, args.latency)
     try:
         with tempfile.TemporaryDirectory(prefix="skill2env-bench-rollouts-") as scratch:
+            baseline = run_group(NULL, base_url, args.rollouts, Path(scratch), args.bwrap_dir)
+            report(baseline, args.steps, args.latency, None)
             backends: list[BackendName] = [b for b in BACKEND_NAMES if b in args.backends.split(",")]
             for backend in backends:
                 group = run_group(backend, base_url, args.rollouts, Path(scratch), args.bwrap_dir)
-                report(group, args.steps, args.latency)
+                report(group, args.steps, args.latency, baseline)
     finally:
         server.terminate()
         server.wait(timeout=10)

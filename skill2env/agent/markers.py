@@ -1,11 +1,12 @@
 """Start and end markers of rollout attempts (`rollout_attempts`), and closing the ones a killed run left open.
 
 As an attempt starts (side by side with its sandbox, before any tool call can run), a `started`
-row names it and the process running it; when it ends, a `finished` row gives its status. If the process is killed (`kill -9`, a lost
-machine) the `started` row stays alone. The next run of the domain finds such attempts whose
-process is gone, turns each into an `infra_error` trajectory — with the steps its partial
-trajectory file kept — to be written with its own rollouts, then closes them with a
-`finished` row, so an interrupted attempt is recorded, never lost and never scored.
+row names it and the process running it; when it ends, a `finished` row gives its status. If
+the process is killed (`kill -9`, a lost machine) the `started` row stays alone. The next run of
+the domain finds such attempts whose process is gone, turns each into an `infra_error`
+trajectory — with the steps its partial trajectory file kept — to be written with its own
+rollouts, then closes them with a `finished` row, so an interrupted attempt is recorded, never
+lost and never scored.
 """
 
 from __future__ import annotations

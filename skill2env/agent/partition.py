@@ -8,6 +8,7 @@ Attempts a killed run left open are closed first: they become `infra_error` rows
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from skill2env.agent.files import TrajectoryFiles
@@ -64,13 +65,34 @@ def roll_out_domain(
 ) -> DomainRollouts:
     """Close the domain's interrupted attempts, run `attempts` attempts of every task, write
     `rollouts` and `trajectory_steps` for the partition in one transaction."""
-    recovered = interrupted_attempts(lake, TrajectoryFiles(home.root), domain)
     refs = tasks_of_domain(lake, home, domain)
+    return roll_out(lake, home, domain, refs, runner, attempts=attempts, partition=domain, run_id=run_id,
+                    code_version=code_version)  # fmt: skip
+
+
+def roll_out(
+    lake: Lake,
+    home: Home,
+    domain: str,
+    refs: Sequence[TaskRef],
+    runner: RolloutRunner,
+    *,
+    attempts: int,
+    partition: str,
+    run_id: str,
+    code_version: str,
+    more_writes: Callable[[list[Trajectory]], list[TableWrite]] | None = None,
+) -> DomainRollouts:
+    """Close the domain's interrupted attempts, run `attempts` attempts of every task in `refs`, and
+    write `rollouts`, `trajectory_steps` and whatever `more_writes` makes of this run's attempts
+    (scores, SFT rows) under `partition` in one transaction; then mark the recovered attempts closed."""
+    recovered = interrupted_attempts(lake, TrajectoryFiles(home.root), domain)
     trajectories = runner.run_all(attempt_specs(refs, attempts)) if refs else []
     everything = [*recovered, *trajectories]
     writes = [
-        TableWrite("rollouts", rollouts_frame(everything), partition_key=domain),
-        TableWrite("trajectory_steps", trajectory_steps_frame(everything), partition_key=domain),
+        TableWrite("rollouts", rollouts_frame(everything), partition_key=partition),
+        TableWrite("trajectory_steps", trajectory_steps_frame(everything), partition_key=partition),
+        *(more_writes(trajectories) if more_writes is not None else []),
     ]
     lake.write(writes, run_id=run_id, code_version=code_version)
     close_attempts(lake, recovered)

@@ -11,10 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from skill2env.agent.files import TrajectoryFiles
-from skill2env.agent.markers import close_attempts, interrupted_attempts
-from skill2env.agent.rollout import RolloutRunner, TaskRef, attempt_specs
-from skill2env.agent.tables import rollouts_frame, trajectory_steps_frame
+from skill2env.agent.partition import roll_out
+from skill2env.agent.rollout import RolloutRunner, TaskRef
 from skill2env.agent.trajectory import Trajectory
 from skill2env.exports.sft import Candidate, sft_frame
 from skill2env.home import Home
@@ -101,35 +99,43 @@ def rollout_stage(
     """Roll out the domain's accepted tasks of `iteration` (k attempts each), verify every final
     workspace in a fresh sandbox, and write `rollouts`, `trajectory_steps`, `rubric_scores` and
     `sft_examples` in one transaction. Attempts a killed run left open are closed as `infra_error`."""
-    files = TrajectoryFiles(home.root)
-    recovered = interrupted_attempts(lake, files, domain)
     rows = lake.query(load_sql("queries/stage_accepted_tasks"), {"domain": domain, "iteration": iteration}).to_dicts()
     store = TaskStore.of(home)
     refs = [TaskRef(TaskDir(store.resolve(r["store_path"])), r["task_id"], domain, iteration, r["task_digest"])
             for r in rows]  # fmt: skip
-    trajectories = runner.run_all(attempt_specs(refs, attempts)) if refs else []
     by_task = {row["task_id"]: row for row in rows}
-    scored = [_verify(t, by_task[t.task_id], home, runner.backend, judge) for t in trajectories]
-    candidates = [
-        Candidate(t, s.result.reward, by_task[t.task_id])
-        for t, s in zip(trajectories, scored, strict=True)
-        if s.result.status == "scored" and s.result.reward is not None and t.status == "completed"
-    ]
-    sft, skipped = sft_frame(candidates)
-    everything = [*recovered, *trajectories]
-    partition = stage_partition(domain, iteration)
-    lake.write(
-        [
-            TableWrite("rollouts", rollouts_frame(everything), partition_key=partition),
-            TableWrite("trajectory_steps", trajectory_steps_frame(everything), partition_key=partition),
-            TableWrite("rubric_scores", scores_frame(scored), partition_key=partition),
-            TableWrite("sft_examples", sft, partition_key=partition),
-        ],
+    scored: list[ScoredRollout] = []
+    sft_rows: list[int] = []
+    sft_skipped: list[str] = []
+
+    def scores_and_sft(trajectories: list[Trajectory]) -> list[TableWrite]:
+        scored.extend(_verify(t, by_task[t.task_id], home, runner.backend, judge) for t in trajectories)
+        candidates = [
+            Candidate(t, s.result.reward, by_task[t.task_id])
+            for t, s in zip(trajectories, scored, strict=True)
+            if s.result.status == "scored" and s.result.reward is not None and t.status == "completed"
+        ]
+        sft, skipped = sft_frame(candidates)
+        sft_rows.append(sft.height)
+        sft_skipped.extend(skipped)
+        partition = stage_partition(domain, iteration)
+        return [TableWrite("rubric_scores", scores_frame(scored), partition_key=partition),
+                TableWrite("sft_examples", sft, partition_key=partition)]  # fmt: skip
+
+    outcome = roll_out(
+        lake,
+        home,
+        domain,
+        refs,
+        runner,
+        attempts=attempts,
+        partition=stage_partition(domain, iteration),
         run_id=run_id,
         code_version=code_version,
+        more_writes=scores_and_sft,
     )
-    close_attempts(lake, recovered)
-    return RolloutStage(domain, iteration, len(refs), trajectories, recovered, scored, sft.height, skipped)
+    return RolloutStage(domain, iteration, outcome.tasks, outcome.trajectories, outcome.recovered, scored,
+                        sum(sft_rows), sft_skipped)  # fmt: skip
 
 
 def _verify(trajectory: Trajectory, row: Mapping[str, Any], home: Home, backend: BackendName,

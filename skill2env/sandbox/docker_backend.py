@@ -117,6 +117,9 @@ class DockerSandbox(Sandbox):
             OWNER_LABEL: owner_token(),
             DEADLINE_LABEL: str(int(time.time() + self.limits.wall_clock_s)),
         }
+        # The container's clock starts when it does, after this: a host deadline taken now is never
+        # later than the container's, so a container its clock ended is always reported as a deadline.
+        self._deadline = time.monotonic() + self.limits.wall_clock_s
         try:
             mounts = self._create_volumes(client, task.workdir, labels)
             self._container = client.containers.run(
@@ -145,7 +148,6 @@ class DockerSandbox(Sandbox):
                 hostname="sandbox",
                 labels=labels,
             )
-            self._deadline = time.monotonic() + self.limits.wall_clock_s
             self._seed_workspace()
         except DockerException as exc:
             self.stop()

@@ -109,6 +109,7 @@ def diagnosis_answer(step: str) -> dict[str, Any]:
             ],
         },
         "new_pattern": NEW_PATTERN,
+        "new_pattern_parent": "needle_in_large_corpus",
     }
 
 
@@ -142,7 +143,6 @@ NEW_PATTERN: dict[str, Any] = {
         {"level": 2, "description": "Several tracebacks and wrapped JSON payloads in two rotations."},
         {"level": 3, "description": "Continuation lines in one rotation are indented, in the other prefixed with |."},
     ],
-    "parent": "needle_in_large_corpus",
 }
 
 

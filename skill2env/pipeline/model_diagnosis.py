@@ -27,17 +27,7 @@ from skill2env.llm.client import ModelClient
 from skill2env.llm.errors import ModelError
 from skill2env.llm.prompts import Prompt, render
 from skill2env.llm.session import LlmSession
-from skill2env.patterns.models import (
-    SLUG,
-    Capability,
-    Construction,
-    Evidence,
-    InformationBoundary,
-    IntensityLevel,
-    Origin,
-    Pattern,
-    Trait,
-)
+from skill2env.patterns.models import Origin, Pattern
 from skill2env.patterns.pool import PatternPool
 from skill2env.patterns.similarity import pool_index
 from skill2env.pipeline.diagnosis import Diagnosis, evidence_files
@@ -75,30 +65,6 @@ class ProposalAnswer(BaseModel):
     changes: list[Change] = Field(min_length=1)
 
 
-class PatternAnswer(BaseModel):
-    """A new pattern as the diagnoser abstracts it (the pool's `Pattern` without its bookkeeping)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(pattern=SLUG, max_length=64)
-    name: str = Field(min_length=3, max_length=80)
-    capability: Capability
-    description: str = Field(min_length=40)
-    construction: Construction
-    information_boundary: InformationBoundary
-    evidence: Evidence
-    traits: list[Trait] = Field(default_factory=list, max_length=3)
-    affinity: list[Trait] = Field(default_factory=list)
-    intensity: list[IntensityLevel] = Field(min_length=3, max_length=3)
-    parent: str | None = None
-    """The pool pattern it grew from, if any."""
-
-    def pattern(self, diagnosis: str) -> Pattern:
-        data = self.model_dump(exclude={"parent"})
-        return Pattern.model_validate(data | {"origin": Origin(kind="hardening", parent=self.parent,
-                                                                 diagnosis=diagnosis)})  # fmt: skip
-
-
 class DiagnosisAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -106,7 +72,17 @@ class DiagnosisAnswer(BaseModel):
     failures_from: Literal["agent", "task", "none"]
     summary: str = Field(min_length=10)
     proposal: ProposalAnswer | None = None
-    new_pattern: PatternAnswer | None = None
+    new_pattern: Pattern | None = None
+    """A kind of challenge the pool lacks, abstracted from this task (its origin is set here)."""
+    new_pattern_parent: str | None = None
+    """The pool pattern it grew from, if any."""
+
+    def grown_pattern(self, diagnosis: str) -> Pattern | None:
+        """The new pattern with its lineage: abstracted from `diagnosis`, grown from its parent."""
+        if self.new_pattern is None:
+            return None
+        origin = Origin(kind="hardening", parent=self.new_pattern_parent, diagnosis=diagnosis)
+        return self.new_pattern.model_copy(update={"origin": origin, "version": 1})
 
 
 @dataclass(frozen=True)
@@ -204,8 +180,7 @@ class ModelDiagnoser:
             proposal = HardeningProposal(id=f"{self.name}:{task_id}", rationale=answer.proposal.rationale,
                                          changes=answer.proposal.changes)  # fmt: skip
         diagnosis = Diagnosis(task_id, challenges, answer.failures_from, by=self.name, summary=answer.summary)
-        new_pattern = answer.new_pattern.pattern(f"{task_id}:{self.name}") if answer.new_pattern else None
-        return ModelDiagnosis(diagnosis, proposal, new_pattern, answer.summary)
+        return ModelDiagnosis(diagnosis, proposal, answer.grown_pattern(f"{task_id}:{self.name}"), answer.summary)
 
 
 def answer_problems(answer: DiagnosisAnswer, blueprint: Blueprint, refs: set[str], pool: PatternPool) -> list[str]:
@@ -230,7 +205,7 @@ def answer_problems(answer: DiagnosisAnswer, blueprint: Blueprint, refs: set[str
     else:
         problems += _proposal_problems(answer.proposal, blueprint, easy, pool)
     if answer.new_pattern is not None:
-        problems += _pattern_problems(answer.new_pattern, pool)
+        problems += _pattern_problems(answer.new_pattern, answer.new_pattern_parent, pool)
     return problems
 
 
@@ -263,14 +238,15 @@ def _proposal_problems(proposal: ProposalAnswer, blueprint: Blueprint, easy: set
     return problems
 
 
-def _pattern_problems(candidate: PatternAnswer, pool: PatternPool) -> list[str]:
+def _pattern_problems(candidate: Pattern, parent: str | None, pool: PatternPool) -> list[str]:
     problems = []
     if candidate.id in pool:
         problems.append(f"new_pattern: {candidate.id} is already a pool pattern: propose a new one or null")
-    if candidate.parent is not None and candidate.parent not in pool:
-        problems.append(f"new_pattern.parent: {candidate.parent} is not a pool pattern")
-    if [level.level for level in candidate.intensity] != [1, 2, 3]:
-        problems.append("new_pattern.intensity: list levels 1, 2 and 3 in order")
+    if parent is not None and parent not in pool:
+        problems.append(f"new_pattern_parent: {parent} is not a pool pattern")
+    unknown = [c for c in candidate.conflicts if c not in pool]
+    if unknown:
+        problems.append(f"new_pattern.conflicts: {unknown} are not pool patterns")
     return problems
 
 

@@ -55,7 +55,7 @@ def problems(value: dict[str, Any]) -> list[str]:
 
 def test_a_usable_answer_has_no_problems() -> None:
     assert problems(answer()) == []
-    assert problems(answer(new_pattern=copy.deepcopy(NEW_PATTERN))) == []
+    assert problems(answer(new_pattern=copy.deepcopy(NEW_PATTERN), new_pattern_parent="needle_in_large_corpus")) == []
 
 
 def test_every_challenge_is_judged_once_with_existing_steps() -> None:
@@ -96,10 +96,11 @@ def test_a_proposal_must_apply_and_target_what_was_easy(change: dict[str, Any], 
 
 
 def test_a_new_pattern_must_be_new() -> None:
-    pooled = copy.deepcopy(NEW_PATTERN) | {"id": "distributed_evidence", "parent": "not_pooled"}
-    found = problems(answer(new_pattern=pooled))
+    pooled = copy.deepcopy(NEW_PATTERN) | {"id": "distributed_evidence", "conflicts": ["no_such_pattern"]}
+    found = problems(answer(new_pattern=pooled, new_pattern_parent="not_pooled"))
     assert any("already a pool pattern" in p for p in found)
-    assert any("parent: not_pooled is not a pool pattern" in p for p in found)
+    assert any("new_pattern_parent: not_pooled is not a pool pattern" in p for p in found)
+    assert any("conflicts: ['no_such_pattern'] are not pool patterns" in p for p in found)
 
 
 def rules() -> Diagnosis:
@@ -108,7 +109,9 @@ def rules() -> Diagnosis:
 
 
 def test_the_model_diagnosis_maps_cited_steps_to_rollouts(server: ScriptedServer, make_client: ClientFactory) -> None:
-    server.script(json_answer(answer(new_pattern=copy.deepcopy(NEW_PATTERN))))
+    server.script(
+        json_answer(answer(new_pattern=copy.deepcopy(NEW_PATTERN), new_pattern_parent="needle_in_large_corpus"))
+    )
     diagnoser = ModelDiagnoser(make_client(role="diagnoser", cache=CacheMode.off))
     result = diagnoser.diagnose("task-i0", BLUEPRINT, ATTEMPTS, rules(), seed_pool(), mean_reward=1.0)
     assert not isinstance(result, str), result

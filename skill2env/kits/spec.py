@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from skill2env.patterns.models import InformationLevel
 from skill2env.rubric.models import CheckSpec
@@ -23,9 +24,22 @@ class KitError(ValueError):
     """A kit cannot build the requested task (unknown pattern, bad intensity, or an answer that leaks)."""
 
 
+W = TypeVar("W")
+"""A kit's world type."""
+
+
 def seeded(*parts: object) -> random.Random:
     """A generator seeded from `parts` (same parts, same draws on every machine and Python run)."""
     return random.Random(":".join(str(p) for p in parts))  # noqa: S311 - reproducible worlds, not cryptography
+
+
+def apply_patterns(kit: str, transformers: Mapping[str, Callable[[W, int, random.Random, Design], None]], world: W,
+                   patterns: Mapping[str, int], design: Design, *, seed: int, salt: int) -> None:  # fmt: skip
+    """Apply the transformer of every pattern in `patterns` at its intensity, in the transformers'
+    order, each with its own generator (adding a pattern never changes another's draws)."""
+    for pattern_id, transform in transformers.items():
+        if pattern_id in patterns:
+            transform(world, patterns[pattern_id], seeded(kit, seed, salt, pattern_id), design)
 
 
 def fact_id(*parts: object) -> str:

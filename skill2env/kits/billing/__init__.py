@@ -31,7 +31,7 @@ from skill2env.kits.billing.world import (
     reconcile,
     reprice,
 )
-from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, Workspace, seeded
+from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, Workspace, apply_patterns, seeded
 from skill2env.patterns.models import InformationLevel, Trait
 
 CSV = "output/reconciliation.csv"
@@ -82,19 +82,13 @@ class BillingKit(Kit):
         def rng(pattern: str) -> random.Random:
             return seeded("billing", seed, salt, pattern)
 
-        for pattern_id, transform in TRANSFORMERS.items():
-            if pattern_id in patterns:
-                transform(world, patterns[pattern_id], rng(pattern_id), design)
+        apply_patterns("billing", TRANSFORMERS, world, patterns, design, seed=seed, salt=salt)
         assign_work_orders(world, rng("work-orders"))
         reprice(world)
         number_lines(world)
-        for pattern_id, transform in AFTER_NUMBERING.items():
-            if pattern_id in patterns:
-                transform(world, patterns[pattern_id], rng(pattern_id), design)
+        apply_patterns("billing", AFTER_NUMBERING, world, patterns, design, seed=seed, salt=salt)
         add_payments(world, rng("payments"))
-        for pattern_id, transform in AFTER_PAYMENTS.items():
-            if pattern_id in patterns:
-                transform(world, patterns[pattern_id], rng(pattern_id), design)
+        apply_patterns("billing", AFTER_PAYMENTS, world, patterns, design, seed=seed, salt=salt)
         return world, design
 
     def compose(self, seed: int, patterns: Mapping[str, int], salt: int) -> Composition:

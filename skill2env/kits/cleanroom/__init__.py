@@ -17,7 +17,7 @@ from skill2env.kits.base import Kit
 from skill2env.kits.cleanroom.docs import render_world
 from skill2env.kits.cleanroom.patterns import PATTERNS, TRANSFORMERS
 from skill2env.kits.cleanroom.world import REASONS, REGIONS, Expected, World, expected, generate
-from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, seeded
+from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, apply_patterns
 from skill2env.patterns.models import InformationLevel, Trait
 
 CLEAN = "output/clean.csv"
@@ -59,9 +59,7 @@ class CleanRoomKit(Kit):
 
     def world(self, seed: int, patterns: Mapping[str, int], salt: int = 0) -> tuple[World, Design]:
         world, design = generate(seed, salt), Design()
-        for pattern_id, transform in TRANSFORMERS.items():
-            if pattern_id in patterns:
-                transform(world, patterns[pattern_id], seeded("cleanroom", seed, salt, pattern_id), design)
+        apply_patterns("cleanroom", TRANSFORMERS, world, patterns, design, seed=seed, salt=salt)
         return world, design
 
     def compose(self, seed: int, patterns: Mapping[str, int], salt: int) -> Composition:

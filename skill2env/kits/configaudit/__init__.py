@@ -16,7 +16,7 @@ from skill2env.kits.base import Kit
 from skill2env.kits.configaudit.docs import render_world
 from skill2env.kits.configaudit.patterns import PATTERNS, TRANSFORMERS
 from skill2env.kits.configaudit.world import RULES, Expected, World, expected, generate
-from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, seeded
+from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, apply_patterns
 from skill2env.patterns.models import InformationLevel, Trait
 
 FINDINGS = "output/findings.csv"
@@ -58,9 +58,7 @@ class ConfigAuditKit(Kit):
 
     def world(self, seed: int, patterns: Mapping[str, int], salt: int = 0) -> tuple[World, Design]:
         world, design = generate(seed, salt), Design()
-        for pattern_id, transform in TRANSFORMERS.items():
-            if pattern_id in patterns:
-                transform(world, patterns[pattern_id], seeded("configaudit", seed, salt, pattern_id), design)
+        apply_patterns("configaudit", TRANSFORMERS, world, patterns, design, seed=seed, salt=salt)
         return world, design
 
     def compose(self, seed: int, patterns: Mapping[str, int], salt: int) -> Composition:

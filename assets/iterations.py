@@ -26,6 +26,7 @@ from skill2env.exports.sft import write_sft
 from skill2env.formatting import markdown_table
 from skill2env.home import Home, default_skills_root
 from skill2env.lake.sqlfiles import load_sql
+from skill2env.llm.errors import ModelNotConfigured
 from skill2env.pipeline.hardening import adaptive_threshold, harden_stage, session_hardeners
 from skill2env.pipeline.policies import pipeline_policy, session_judge
 from skill2env.pipeline.settings import resolve_backend
@@ -52,6 +53,12 @@ class RolloutStageConfig(StageConfig):
     attempts: int = 4
     """Attempts per task: one group, for pass rates and adaptive triggers."""
     max_turns: int = 40
+    max_tokens: int = 0
+    """Input + output tokens per attempt; 0: no limit."""
+    concurrency: int = 0
+    """Attempts at once; 0: `$SKILL2ENV_SANDBOX_SLOTS` (default 2)."""
+    partial_fraction: float = 0.5
+    """The share of the oracle's commands the `partial` policy runs."""
 
 
 def stage_key(iteration: int, name: str) -> dg.AssetKey:
@@ -149,11 +156,22 @@ def rollouts_asset(iteration: int) -> dg.AssetsDefinition:
             policy_name = config.policy
             if policy_name == "auto":
                 policy_name = "solver" if models.configured("solver") else "naive"
-            client = models.client("solver") if policy_name == "solver" else None
-            policy = pipeline_policy(policy_name, client)
-            runner = RolloutRunner(policy, backend=backend, run_id=context.run.run_id, home=home,
-                                   attempts=AttemptLog(store), max_turns=config.max_turns,
-                                   progress=progress_logger(context, "rollout attempts finished"))  # fmt: skip
+            try:
+                client = models.client("solver") if policy_name == "solver" else None
+                policy = pipeline_policy(policy_name, client, partial_fraction=config.partial_fraction)
+            except (ModelNotConfigured, ValueError) as exc:
+                raise dg.Failure(description=str(exc)) from exc
+            runner = RolloutRunner(
+                policy,
+                backend=backend,
+                run_id=context.run.run_id,
+                home=home,
+                attempts=AttemptLog(store),
+                concurrency=config.concurrency or None,
+                max_turns=config.max_turns,
+                max_tokens=config.max_tokens or None,
+                progress=progress_logger(context, "rollout attempts finished"),
+            )
             judge = session_judge(models)
             stages = [
                 rollout_stage(

@@ -7,16 +7,20 @@ import polars as pl
 from skill2env.home import Home
 from skill2env.lake.lake import Lake, TableWrite
 from skill2env.sandbox.task import TaskDir
+from skill2env.tasks.records import PIPELINE_SOURCE, rubric_column
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import TASKS_SCHEMA
+from skill2env.validation.tasks import task_rubric
 
 DOMAIN = "data-analysis"
 
 
-def register_tasks(lake: Lake, home: Home, *tasks: TaskDir, domain: str = DOMAIN) -> list[str]:
+def register_tasks(lake: Lake, home: Home, *tasks: TaskDir, domain: str = DOMAIN, pipeline: bool = False) -> list[str]:
     """Store each task directory under `home` and write one `tasks` partition listing them as built.
 
-    Columns the rollouts do not read are left at empty values. Returns the task ids (`<name>-i0`).
+    Columns the rollouts do not read are left at empty values. `pipeline`: list them as the `tasks`
+    asset does (source `pipeline`, their rubric, no leaks found), what the iteration stages validate
+    and roll out; each task then needs a rubric. Returns the task ids (`<name>-i0`).
     """
     store = TaskStore.of(home)
     empty = {pl.List: [], pl.Int64: 0}
@@ -33,6 +37,8 @@ def register_tasks(lake: Lake, home: Home, *tasks: TaskDir, domain: str = DOMAIN
             "task_digest": stored.digest,
             "store_path": stored.relative_path,
         }
+        if pipeline:
+            row |= {"source": PIPELINE_SOURCE, "rubric": rubric_column(task_rubric(task.root)), "findings": "[]"}
         rows.append(row)
     frame = pl.DataFrame(rows, schema=TASKS_SCHEMA)
     lake.write([TableWrite("tasks", frame, partition_key=domain)], run_id="tasks-run", code_version="test")

@@ -34,9 +34,13 @@ class NaivePolicy(Policy):
                            files={POLICY_SCRIPT: kit.naive_policy()})  # fmt: skip
 
 
-def pipeline_policy(name: str, client: ModelClient | None) -> Policy:
-    """`naive` (the kits' baselines) or any name `policy_from_name` knows."""
-    return NaivePolicy() if name == NAIVE else policy_from_name(name, client=client)
+def pipeline_policy(name: str, client: ModelClient | None, *, partial_fraction: float = 0.5) -> Policy:
+    """`naive` (the kits' baselines) or any name `policy_from_name` knows.
+
+    Raises:
+        ValueError: see `policy_from_name`.
+    """
+    return NaivePolicy() if name == NAIVE else policy_from_name(name, client=client, fraction=partial_fraction)
 
 
 def session_judge(models: LlmSession) -> Judge | None:

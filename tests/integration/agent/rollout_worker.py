@@ -1,6 +1,6 @@
 """A rollout process for the kill test: `python rollout_worker.py HOME BASE_URL BACKEND DOMAIN`.
 
-Rolls out the domain's tasks with the solver at BASE_URL, like the `rollouts` asset does; the
+Rolls out the domain's tasks with the solver at BASE_URL, like an iteration's rollouts stage does; the
 test kills it with SIGKILL mid-run.
 """
 

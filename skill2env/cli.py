@@ -136,6 +136,8 @@ def run(
     console.print(
         f"SFT examples (reward > 0.9): [bold]{outcome.sft_examples}[/bold] in {resolved.root / 'exports/sft'}"
     )
+    rl_dir = resolved.root / "exports/rl"
+    console.print(f"RL environments: [bold]{outcome.rl_tasks}[/bold] task directories in {rl_dir}")
     console.print('Query it: [bold]skill2env sql "SELECT * FROM task_stats"[/bold], lineage, hardening_curve, …')
 
 

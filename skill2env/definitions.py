@@ -21,6 +21,7 @@ from assets.curation import curated_skills
 from assets.iterations import DEFAULT_ITERATIONS, iteration_assets
 from assets.partitions import DOMAIN_PARTITIONS_NAME
 from assets.patterns import pattern_library, pattern_selections
+from assets.rl_export import rl_environments_asset
 from assets.tasks import task_authoring
 from resources.lake import LakeResource
 from resources.llm import LlmResource
@@ -76,7 +77,10 @@ def environments_job(iterations: int) -> dg.UnresolvedAssetJobDefinition:
 
 
 exports_job = dg.define_asset_job(
-    "exports_job", selection=["sft_trajectories"], description="Write the SFT set (JSONL + Parquet) under the home."
+    "exports_job",
+    selection=["sft_trajectories", "rl_environments"],
+    description="Write the SFT set (JSONL + Parquet) and the RL set (task directories + item pass rates) "
+    "under the home.",
 )
 
 
@@ -91,6 +95,7 @@ def build_definitions(home: str = "", iterations: int = DEFAULT_ITERATIONS) -> d
             pattern_selections,
             task_authoring,
             *iteration_assets(iterations),
+            rl_environments_asset(iterations),
             service_graph,
             compo_tasks,
             compo_rollouts,
@@ -222,6 +227,8 @@ class PipelineOutcome:
     task_stats: pl.DataFrame
     hardening_curve: pl.DataFrame
     sft_examples: int
+    rl_tasks: int
+    """Task directories in the RL set (`<home>/exports/rl/tasks/`)."""
 
 
 def run_pipeline(
@@ -252,7 +259,12 @@ def run_pipeline(
         task_stats=lake.query("SELECT * FROM task_stats"),
         hardening_curve=lake.query("SELECT * FROM hardening_curve"),
         sft_examples=int(lake.query("SELECT count(*) FROM sft_examples WHERE reward > 0.9").item()),
+        rl_tasks=_count_dirs(home.root / "exports" / "rl" / "tasks"),
     )
+
+
+def _count_dirs(folder: Path) -> int:
+    return sum(1 for entry in folder.iterdir() if entry.is_dir()) if folder.is_dir() else 0
 
 
 def _run_environments(home: Home, skills_root: Path, options: PipelineOptions, *, log_level: str) -> dict[str, float]:

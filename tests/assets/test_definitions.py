@@ -8,7 +8,7 @@ from skill2env.definitions import defs
 
 PUBLISHED_ASSETS = {
     "skills", "skill_files", "curated_skills", "pattern_library", "pattern_selections", "blueprints", "tasks",
-    "service_graph", "compo_tasks", "compo_rollouts", "sft_trajectories",
+    "service_graph", "compo_tasks", "compo_rollouts", "sft_trajectories", "rl_environments",
     *(f"iteration_{k}/{stage}" for k in range(3) for stage in ("validations", "rollouts", "rubric_scores",
                                                                "failure_classifications")),
     *(f"iteration_{k}/hardening" for k in range(2)),

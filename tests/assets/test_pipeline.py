@@ -83,3 +83,15 @@ def test_the_task_set_statistics_stand_beside_the_papers(ran: tuple[Home, Lake])
                              "(SELECT skill_path FROM accepted_tasks WHERE iteration = 0)").item()  # fmt: skip
     assert stats["skill_files"]["value"] == skill_files > 0
     assert stats["largest_domain_tasks"]["note"] in lake.query("SELECT domain FROM accepted_tasks").to_series()
+
+
+def test_the_run_writes_the_rl_set(ran: tuple[Home, Lake]) -> None:
+    home, lake = ran
+    out = home.root / "exports" / "rl"
+    accepted = set(lake.query("SELECT DISTINCT task_id FROM accepted_tasks").to_series().to_list())
+    assert {entry.name for entry in (out / "tasks").iterdir()} == accepted
+    rates = pl.read_parquet(out / "item_pass_rates.parquet")
+    assert set(rates.get_column("task_id").to_list()) == accepted
+    assert rates.group_by("task_id", "policy").agg(pl.col("rl_weight").sum()).get_column("rl_weight").round(
+        6
+    ).to_list() == [1.0] * len(accepted)

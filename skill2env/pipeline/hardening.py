@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from skill2env.home import Home
-from skill2env.lake.lake import Lake, TableWrite
+from skill2env.lake.lake import Lake, Reader, TableWrite
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.llm.session import LlmSession
 from skill2env.patterns.growth import grow_pool
@@ -184,7 +184,7 @@ class _GroupEvidence:
     steps: list[dict[str, Any]]
 
     @classmethod
-    def read(cls, reader: Any, task_id: str) -> _GroupEvidence:
+    def read(cls, reader: Reader, task_id: str) -> _GroupEvidence:
         params = {"task_id": task_id}
         return cls(
             reader.query(load_sql("queries/item_results_of_task"), params).to_dicts(),
@@ -255,6 +255,8 @@ class _Decider:
             base["diagnosis"] = model.diagnosis.to_json()
             base["grown_patterns"] = self._grow(model, row["task_id"])
         diagnosis = model.diagnosis if isinstance(model, ModelDiagnosis) else rules
+        if diagnosis.failures_from == "task":
+            return self._carried(row, base, "defective", f"{diagnosis.by} found a task defect: {diagnosis.summary}")
         if isinstance(model, str) and kit is not None:
             base["reason_note"] = model
         if kit is not None:

@@ -51,6 +51,7 @@ from skill2env.tasks.revise import AddChallenge, HardeningProposal, RevisionErro
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import blueprints_frame, task_files_frame, tasks_frame
 from skill2env.validation.gates import Validation, validate_task
+from skill2env.validation.tables import validations_frame
 from skill2env.validation.tasks import leaked_values, task_rubric
 
 DEFAULT_THRESHOLD = 0.7
@@ -97,6 +98,8 @@ class Hardeners:
     """Rebuilds a model-authored task from its revised blueprint."""
     gates: Callable[[TaskRecord], Validation] | None = None
     """Every validation gate for a hardened child; None leaves them to the next iteration's stage."""
+    backend: str = "bwrap"
+    """The sandbox backend `gates` runs on (the next iteration's stage reuses its rows on the same backend)."""
 
 
 @dataclass
@@ -368,10 +371,11 @@ class _Decider:
             return self._carried(row, base, "rejected", reason)
         if self.hardeners.gates is not None:
             validation = self.hardeners.gates(record)
-            gates = {o.gate.value: {"status": o.status.value, "evidence": o.evidence} for o in validation.outcomes}
+            rows = validations_frame([(validation, str(record.domain), record.iteration)], self.hardeners.backend)
             base["child_gates"] = json.dumps(
-                {"accepted": validation.accepted, "failing": validation.failing, "gates": gates}, sort_keys=True
-            )
+                {"accepted": validation.accepted, "failing": validation.failing, "rows": rows.to_dicts()},
+                sort_keys=True, default=str,
+            )  # fmt: skip
             if not validation.accepted:
                 reasons = "; ".join(f"{o.gate.value}: {o.evidence}" for o in validation.outcomes
                                     if o.gate.value in validation.failing)  # fmt: skip
@@ -409,7 +413,7 @@ def session_hardeners(models: LlmSession, home: Home, backend: BackendName) -> H
                              leaked=leaked_values(record.findings), judge=judge)  # fmt: skip
 
     author = ModelAuthor(models.client(AUTHOR_ROLE)) if models.configured(AUTHOR_ROLE) else None
-    return Hardeners(diagnoser=model_diagnoser(models), author=author, gates=gates)
+    return Hardeners(diagnoser=model_diagnoser(models), author=author, gates=gates, backend=backend)
 
 
 def kit_patterns(kit: Any, blueprint: Blueprint, proposal: HardeningProposal | None) -> dict[str, int] | None:

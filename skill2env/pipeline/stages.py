@@ -7,9 +7,12 @@ write of each partition).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import polars as pl
 
 from skill2env.agent.partition import roll_out
 from skill2env.agent.rollout import RolloutRunner, TaskRef
@@ -27,7 +30,7 @@ from skill2env.sandbox.backends import BackendName, make_sandbox
 from skill2env.sandbox.base import SandboxLimits
 from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.store import TaskStore
-from skill2env.validation.tables import validations_frame
+from skill2env.validation.tables import VALIDATIONS_SCHEMA, validations_frame
 from skill2env.validation.tasks import validate_rows
 
 
@@ -58,10 +61,16 @@ def validate_stage(
     judge: Judge | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> ValidationStage:
-    """Run every gate for the domain's built tasks of `iteration`; write `validations`."""
+    """Run every gate for the domain's built tasks of `iteration`; write `validations`.
+
+    A task the hardening stage built and already ran every gate on (same backend) is not run
+    again: its rows are taken from `hardening_rounds.child_gates`, their evidence saying so."""
     rows = lake.query(load_sql("queries/stage_tasks"), {"domain": domain, "iteration": iteration}).to_dicts()
-    validations = validate_rows(rows, home.root, backend=backend, judge=judge, progress=progress)
-    frame = validations_frame(validations, backend)
+    reused = hardened_child_validations(lake, domain, iteration, backend)
+    validations = validate_rows([r for r in rows if r["task_id"] not in reused], home.root, backend=backend,
+                                judge=judge, progress=progress)  # fmt: skip
+    kept = [row for r in rows for row in reused.get(r["task_id"], [])]
+    frame = pl.concat([validations_frame(validations, backend), pl.DataFrame(kept, schema=VALIDATIONS_SCHEMA)])
     lake.write([TableWrite("validations", frame, partition_key=stage_partition(domain, iteration))],
                run_id=run_id, code_version=code_version)  # fmt: skip
     failing: dict[str, int] = {}
@@ -69,7 +78,28 @@ def validate_stage(
         for gate in validation.failing:
             failing[gate] = failing.get(gate, 0) + 1
     accepted = sum(1 for validation, _, _ in validations if validation.accepted)
-    return ValidationStage(domain, iteration, len(validations), accepted, failing)
+    carried_over = {row["task_id"] for row in kept}
+    return ValidationStage(domain, iteration, len(validations) + len(carried_over), accepted + len(carried_over),
+                           failing)  # fmt: skip
+
+
+def hardened_child_validations(
+    lake: Lake, domain: str, iteration: int, backend: str
+) -> dict[str, list[dict[str, Any]]]:
+    """Task id → the `validations` rows the hardening stage wrote for it when it built it (accepted,
+    on `backend`), evidence marked as run then."""
+    if iteration == 0:
+        return {}
+    found: dict[str, list[dict[str, Any]]] = {}
+    for task_id, text in lake.query(load_sql("queries/hardened_child_gates"),
+                                    {"domain": domain, "iteration": iteration}).iter_rows():  # fmt: skip
+        gates = json.loads(text)
+        rows = gates.get("rows") or []
+        if not gates.get("accepted") or not rows or any(row.get("backend") != backend for row in rows):
+            continue
+        note = f" [run by the hardening stage after iteration {iteration - 1}, before the task was adopted]"
+        found[task_id] = [row | {"evidence": f"{row['evidence']}{note}"} for row in rows]
+    return found
 
 
 @dataclass(frozen=True)

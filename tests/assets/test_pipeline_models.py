@@ -82,6 +82,10 @@ def test_the_hardened_version_passes_every_gate_and_is_harder(ran: tuple[Home, L
     funnel = lake.query("SELECT iteration, validated, accepted FROM validation_funnel WHERE domain = '*' "
                         "ORDER BY iteration").rows()  # fmt: skip
     assert funnel == [(0, 1, 1), (1, 1, 1), (2, 1, 1)]
+    evidence = dict(lake.query("SELECT iteration, list(evidence) FROM validations GROUP BY 1").rows())
+    reused = "run by the hardening stage after iteration 0"
+    assert all(reused in text for text in evidence[1]), "the gates hardening ran are not run twice"
+    assert not any(reused in text for text in evidence[2]), "a carried task is validated again"
     tasks = lake.query("SELECT iteration, task_digest, store_path FROM tasks ORDER BY iteration").rows()
     assert tasks[0][1] != tasks[1][1] and tasks[1][1] == tasks[2][1], "hardened at 1, carried to 2"
     config = home.root / tasks[1][2] / "environment" / "workspace" / "config" / "logging.ini"

@@ -19,6 +19,7 @@ plain directory (file size capped per file, not in total).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import posixpath
 import selectors
@@ -42,7 +43,12 @@ from skill2env.sandbox.base import (
     shell_command,
 )
 from skill2env.sandbox.base_image import SANDBOX_UID, SANDBOX_USER
-from skill2env.sandbox.command_client import CommandServer, popen_from_lasting_thread, server_argv
+from skill2env.sandbox.command_client import (
+    HARDENING_FAILED,
+    CommandServer,
+    popen_from_lasting_thread,
+    server_argv,
+)
 from skill2env.sandbox.errors import (
     SandboxCrashed,
     SandboxDeadlineExceeded,
@@ -54,6 +60,8 @@ from skill2env.sandbox.errors import (
 from skill2env.sandbox.reaper import OWNER_FILE, ROLLOUT_FS, reap_bwrap, remove_rollout_dir
 from skill2env.sandbox.rootfs import system_root
 from skill2env.sandbox.task import TaskDir
+
+logger = logging.getLogger(__name__)
 
 HOST_UID = int(os.environ.get("SKILL2ENV_BWRAP_UID", "61000"))
 """The unprivileged host uid commands run as when skill2env runs as root (no other process should use it)."""
@@ -273,7 +281,8 @@ class BwrapSandbox(Sandbox):
         if not (self._system / "usr" / "bin" / "python3").exists():
             return None
         variables = self._variables(None, AGENT_USER)
-        config = {"env": variables, "output_limit": self.limits.output_limit_bytes, "kill_grace": 0, "sweep": True}
+        config = {"env": variables, "output_limit": self.limits.output_limit_bytes, "kill_grace": 0, "sweep": True,
+                  "require_hardening": True}  # fmt: skip
         argv = [*self._drop_to_host_user(), *self._prlimit(), "bwrap", *self._bwrap_args(None, None, AGENT_USER),
                 "--as-pid-1", "--", *server_argv("/usr/bin/python3", config)]  # fmt: skip
         with (self.rollout_dir / SERVER_LOG).open("wb") as log:
@@ -289,6 +298,10 @@ class BwrapSandbox(Sandbox):
         except SandboxCrashed as exc:
             server.stop(wait_s=0)
             log_tail = (self.rollout_dir / SERVER_LOG).read_text(errors="replace").strip()[-2000:]
+            if HARDENING_FAILED in log_tail:  # an unhardened server could be signalled or traced: no server
+                why = "no command server, every command gets its own bwrap"
+                logger.warning("rollout %s: %s: %s", self.rollout_id, why, log_tail)
+                return None
             raise SandboxCrashed(f"{exc}; {log_tail}") from None
         return server
 

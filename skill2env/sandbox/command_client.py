@@ -32,6 +32,10 @@ BOOTSTRAP = "import json, sys; exec(json.loads(sys.stdin.buffer.readline()))"
 """The server's command line: its source comes as the first line on stdin (a short `ps` entry)."""
 
 
+HARDENING_FAILED = "command server: hardening failed"
+"""What the server says on stderr when `require_hardening` made it exit before greeting."""
+
+
 def server_argv(python: str, config: Mapping[str, Any]) -> list[str]:
     """How to start the server under the sandbox's `python` (isolated mode: no site, no user paths)."""
     return [python, "-I", "-S", "-c", BOOTSTRAP, json.dumps(dict(config))]

@@ -9,15 +9,21 @@ run with the server's namespaces and limits, each in its own session and process
     ← {"id": 1, "exit_code": 0, "stdout": "<base64>", "stderr": "<base64>", "timed_out": false,
        "truncated": false}
 
-Config (argv[1], JSON): `env` (every command's base environment), `output_limit` (bytes kept per
-stream), `kill_grace` (seconds between SIGTERM and SIGKILL at a timeout; 0: SIGKILL at once),
-`sweep` (after each command, kill every process no running command started: a command's
-background processes end with it, as they did when each command had its own pid namespace).
+Config (argv[1], JSON): `env` (every command's base environment), `inherit_env` (start that
+environment from the server's own), `output_limit` (bytes kept per stream), `kill_grace` (seconds
+between SIGTERM and SIGKILL at a timeout; 0: SIGKILL at once), `sweep` (after each command, kill
+every process no running command started: a command's background processes end with it, as they
+did when each command had its own pid namespace), `deadline_s` (end the server, and everything it
+started, this many seconds after it started: the sandbox's wall clock, kept even when nobody
+closes stdin), `require_hardening` (exit before greeting unless `_harden` fully succeeded).
 
 The server is meant to be the pid namespace's init: signals from inside the namespace cannot
-kill it, orphans are reparented to it (and reaped here), and when it exits the kernel kills
-every process left in the namespace. It exits when stdin closes. Standard library only: it runs
-under the sandbox's own python3.
+kill it (the kernel drops every signal to a namespace's init for which it has no handler, and it
+installs none: Python's SIGINT handler is removed), orphans are reparented to it (and reaped
+here), and when it exits the kernel kills every process left in the namespace. Commands run as
+its uid, so it is made non-dumpable (no ptrace, no /proc/1/fd) and denies them `prlimit` on other
+processes (a hard RLIMIT_CPU set on it from outside would make the kernel SIGKILL it). It exits
+when stdin closes. Standard library only: it runs under the sandbox's own python3.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import base64
 import contextlib
 import json
 import os
+import platform
 import selectors
 import signal
 import subprocess
@@ -33,13 +40,25 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 READY = {"ready": True}
 SPAWN_FAILED_EXIT_CODES = {2: 127, 13: 126}
 """errno → the shell's exit code for a command that could not be started (not found / not executable)."""
 SWEEP_ROUNDS = 50
 PR_SET_DUMPABLE = 4
+PR_SET_SECCOMP = 22
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+SECCOMP_MODE_FILTER = 2
+SECCOMP_RET_ALLOW = 0x7FFF0000
+SECCOMP_RET_EPERM = 0x00050000 | 1
+X32_SYSCALL_BIT = 0x40000000
+PRLIMIT64 = {
+    "x86_64": ((0xC000003E, (302, X32_SYSCALL_BIT | 302)), (0x40000003, (340,))),
+    "aarch64": ((0xC00000B7, (261,)), (0x40000028, (369,))),
+}
+"""Machine → (audit arch, prlimit64's syscall numbers under it) for every ABI its processes can use."""
 POLL_S = 0.05
 """How often a running command's exit and deadline are checked while it is quiet."""
 LINGER_S = 1.0
@@ -96,7 +115,8 @@ class Children:
 
 class Server:
     def __init__(self, config: dict) -> None:
-        self.env = dict(config.get("env") or {})
+        self.env = {**(os.environ if config.get("inherit_env") else {}), **(config.get("env") or {})}
+        self.deadline_s = config.get("deadline_s")
         self.output_limit = int(config.get("output_limit", 1 << 20))
         self.kill_grace = float(config.get("kill_grace", 0))
         self.sweep_after = bool(config.get("sweep", False))
@@ -106,10 +126,26 @@ class Server:
 
     def serve(self) -> None:
         threading.Thread(target=self.children.reap_forever, daemon=True).start()
+        if self.deadline_s is not None:
+            threading.Thread(target=self.end_at_deadline, args=(float(self.deadline_s),), daemon=True).start()
         self.send(READY)
         for line in sys.stdin.buffer:
             request = json.loads(line)
-            threading.Thread(target=self.answer, args=(request,), daemon=True).start()
+            try:
+                threading.Thread(target=self.answer, args=(request,), daemon=True).start()
+            except RuntimeError as exc:  # no thread to be had (a fork bomb at the pids limit): refuse, live on
+                message = f"skill2env: cannot run {request.get('argv', ['?'])[0]!r}: {exc}\n"
+                self.send({**_reply(126, b"", message.encode(), False, False), "id": request.get("id")})
+
+    def end_at_deadline(self, seconds: float) -> None:
+        """The wall clock: at the deadline, kill everything and exit (as init, the namespace with it)."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            time.sleep(min(left, 60.0))
+        try:
+            self.shutdown()
+        finally:
+            os._exit(0)
 
     def send(self, message: dict) -> None:
         data = json.dumps(message).encode() + b"\n"
@@ -289,23 +325,73 @@ def _is_below(pid: int, ancestor: int, parents: dict[int, int]) -> bool:
     return False
 
 
-def _harden() -> None:
+def _harden() -> list[str]:
     """Non-dumpable: commands run as the same user, and could otherwise ptrace the server or open
     its pipes through /proc. A child subreaper: orphaned processes come to the server to be reaped
-    and swept even where it is not the namespace's init."""
+    and swept even where it is not the namespace's init. A seccomp filter (inherited by every
+    command) refusing `prlimit` on another process: the same user may otherwise lower the
+    server's limits, and a hard CPU limit ends it with a SIGKILL from the kernel, which even a
+    namespace's init receives. Must run before any thread starts (a filter binds the calling
+    thread and what it creates). Returns what failed."""
     try:
         import ctypes
-
+    except ImportError as exc:
+        return [f"no ctypes: {exc}"]
+    failed = []
+    try:
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
+        for name, option in (("dumpable", PR_SET_DUMPABLE), ("subreaper", PR_SET_CHILD_SUBREAPER)):
+            if libc.prctl(option, 1 if option == PR_SET_CHILD_SUBREAPER else 0, 0, 0, 0) != 0:
+                failed.append(f"{name}: errno {ctypes.get_errno()}")
+        failed += _deny_prlimit_on_others(ctypes, libc)
+    except (OSError, AttributeError) as exc:
+        failed.append(f"prctl: {exc}")
+    return failed
+
+
+def _deny_prlimit_on_others(ctypes: Any, libc: Any) -> list[str]:
+    """Install the seccomp filter: prlimit64 with a pid other than 0 (itself) fails with EPERM."""
+    abis = PRLIMIT64.get(platform.machine())
+    if abis is None:
+        return [f"no prlimit64 numbers for {platform.machine()}"]
+    ld_abs, jeq, ret = 0x20, 0x15, 0x06
+    program: list[tuple[int, int, int, int]] = []
+    for index, (arch, numbers) in enumerate(abis):  # one block per ABI: arch, then its numbers
+        rest = sum(3 + len(n) for _, n in abis[index + 1 :])
+        program.append((ld_abs, 0, 0, 4))
+        program.append((jeq, 0, 1 + len(numbers), arch))
+        program.append((ld_abs, 0, 0, 0))
+        for position, number in enumerate(numbers):
+            program.append((jeq, len(numbers) - position - 1 + rest + 1, 0, number))
+    program.append((ret, 0, 0, SECCOMP_RET_ALLOW))  # not prlimit64 under any known ABI
+    program.append((ld_abs, 0, 0, 16))  # args[0], low 32 bits (pid_t): the target
+    program.append((jeq, 0, 1, 0))
+    program.append((ret, 0, 0, SECCOMP_RET_ALLOW))
+    program.append((ret, 0, 0, SECCOMP_RET_EPERM))
+
+    class Filter(ctypes.Structure):
+        _fields_ = (("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint))
+
+    class Program(ctypes.Structure):
+        _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter)))
+
+    filters = (Filter * len(program))(*(Filter(*instruction) for instruction in program))  # type: ignore[operator]
+    fprog = Program(len(program), filters)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return [f"no_new_privs: errno {ctypes.get_errno()}"]
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        return [f"seccomp: errno {ctypes.get_errno()}"]
+    return []
 
 
 def main() -> None:
     config = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
-    _harden()
+    failed = _harden()
+    if failed and config.get("require_hardening"):
+        sys.stderr.write(f"skill2env command server: hardening failed: {'; '.join(failed)}\n")
+        sys.stderr.flush()
+        os._exit(1)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # no handler: as init, SIGINT from inside is dropped
     threading.stack_size(512 * 1024)  # threads count against RLIMIT_AS like the commands' memory
     server = Server(config)
     with contextlib.suppress(BrokenPipeError):

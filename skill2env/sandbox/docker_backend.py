@@ -1,9 +1,17 @@
 """The Docker backend: one locked-down container per rollout, from the task's image.
 
-The container's own process is `sleep <wall clock>` under docker-init, run as a root without
-capabilities that the agent user cannot signal: when the wall clock runs out the container
-exits and takes every command with it, even if the process that started it was killed.
-Commands run as the agent user through `docker exec`, each wrapped in `timeout -k`.
+The container's own process (its pid namespace's init) is the command server (`command_server`),
+run by the image's python3 as the agent user, with its stdin and stdout attached to this process
+over the engine's API (`docker_attach`): an agent command costs a fork and an exec in the
+container, not an engine round trip. Nothing in the container can signal it (it installs no
+signal handlers, and the kernel drops those signals to a namespace's init), trace it (it is
+non-dumpable) or lower its limits (its seccomp filter, inherited by every command, refuses
+`prlimit` on other processes). It ends itself, and so the container and every command in it, when
+the wall clock runs out or when its stdin closes — at `stop`, or when the engine drops the attach
+because the process that started it died. Commands as root (the verifier) run through `docker
+exec`, each wrapped in `timeout -k`; so does every command where the image has no python3 (or
+the server does not come up): then the container's process is `sleep <wall clock>` under
+docker-init, run as a root without capabilities that the agent user cannot signal.
 
 Writable places are size-limited tmpfs volumes: the workspace (agent's), and Harbor's
 `/logs`, `/tests`, `/solution` (root's). Named volumes, not `--tmpfs` mounts, because the
@@ -29,7 +37,7 @@ import docker
 import requests
 from docker.errors import APIError, DockerException, NotFound
 from docker.models.containers import Container
-from docker.types import Mount, Ulimit
+from docker.types import LogConfig, Mount, Ulimit
 
 from skill2env.sandbox.base import (
     AGENT_USER,
@@ -46,6 +54,8 @@ from skill2env.sandbox.base import (
     shell_command,
 )
 from skill2env.sandbox.base_image import SANDBOX_UID
+from skill2env.sandbox.command_client import server_argv
+from skill2env.sandbox.docker_attach import ATTACH_PARAMS, AttachedServer
 from skill2env.sandbox.engine import docker_client
 from skill2env.sandbox.errors import (
     SandboxCrashed,
@@ -70,6 +80,8 @@ USERS = {AGENT_USER: f"{SANDBOX_UID}:{SANDBOX_UID}", ROOT_USER: "0:0"}
 MAX_READ_BYTES = 256 << 20
 CLIENT_SLACK_S = 60.0
 """The HTTP timeout exceeds the wall clock by this much: a command's own timeout always fires first."""
+SERVER_PYTHON = "python3"
+"""The image's python3, found on its PATH when the container starts."""
 
 
 class DockerSandbox(Sandbox):
@@ -92,6 +104,9 @@ class DockerSandbox(Sandbox):
         self._container: Container | None = None
         self._volumes: list[str] = []
         self._deadline = 0.0
+        self._server: AttachedServer | None = None
+        self.server_fallback: str | None = None
+        """Why agent commands go through `docker exec` in this sandbox (None: the command server runs them)."""
 
     @property
     def client(self) -> docker.DockerClient:
@@ -122,32 +137,17 @@ class DockerSandbox(Sandbox):
         self._deadline = time.monotonic() + self.limits.wall_clock_s
         try:
             mounts = self._create_volumes(client, task.workdir, labels)
-            self._container = client.containers.run(
-                image,
-                command=["sleep", str(int(self.limits.wall_clock_s))],
-                name=f"skill2env-{self.rollout_id}",
-                detach=True,
-                init=True,
-                user=USERS[ROOT_USER],
-                read_only=True,
-                cap_drop=["ALL"],
-                security_opt=["no-new-privileges:true"],
-                pids_limit=self.limits.pids,
-                mem_limit=f"{self.limits.memory_mb}m",
-                memswap_limit=f"{self.limits.memory_mb}m",
-                nano_cpus=int(self.limits.cpus * 1e9),
-                network_mode="bridge" if self.limits.network else "none",
-                ulimits=[
-                    Ulimit(name="nofile", soft=self.limits.open_files, hard=self.limits.open_files),
-                    Ulimit(name="core", soft=0, hard=0),
-                ],
-                tmpfs={SANDBOX_TMP: f"rw,nosuid,nodev,exec,size={self.limits.tmp_mb}m,mode=1777"},
-                mounts=mounts,
-                environment={"HOME": SANDBOX_TMP, **self.limits.environment},
-                working_dir=task.workdir,
-                hostname="sandbox",
-                labels=labels,
-            )
+            options = self._container_options(task, mounts, labels)
+            self._container, self._server = self._start_with_server(client, image, options)
+            if self._server is None:
+                self._container = client.containers.run(
+                    image,
+                    command=["sleep", str(int(self.limits.wall_clock_s))],
+                    detach=True,
+                    init=True,
+                    user=USERS[ROOT_USER],
+                    **options,
+                )
             self._seed_workspace()
         except DockerException as exc:
             self.stop()
@@ -155,6 +155,74 @@ class DockerSandbox(Sandbox):
         except BaseException:
             self.stop()
             raise
+
+    def _container_options(self, task: TaskDir, mounts: list[Mount], labels: dict[str, str]) -> dict[str, Any]:
+        """The container's settings, whichever process it runs."""
+        return {
+            "name": f"skill2env-{self.rollout_id}",
+            "read_only": True,
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges:true"],
+            "pids_limit": self.limits.pids,
+            "mem_limit": f"{self.limits.memory_mb}m",
+            "memswap_limit": f"{self.limits.memory_mb}m",
+            "nano_cpus": int(self.limits.cpus * 1e9),
+            "network_mode": "bridge" if self.limits.network else "none",
+            "ulimits": [
+                Ulimit(name="nofile", soft=self.limits.open_files, hard=self.limits.open_files),
+                Ulimit(name="core", soft=0, hard=0),
+            ],
+            "tmpfs": {SANDBOX_TMP: f"rw,nosuid,nodev,exec,size={self.limits.tmp_mb}m,mode=1777"},
+            "mounts": mounts,
+            "environment": {"HOME": SANDBOX_TMP, **self.limits.environment},
+            "working_dir": task.workdir,
+            "hostname": "sandbox",
+            "labels": labels,
+        }
+
+    def _start_with_server(
+        self, client: docker.DockerClient, image: str, options: dict[str, Any]
+    ) -> tuple[Container | None, AttachedServer | None]:
+        """The container with the command server as its process, attached to before it starts
+        (None, None where it cannot run one: the image has no python3, or the server did not
+        come up; that container is removed and the reason kept in `server_fallback`)."""
+        config = {
+            "env": {},
+            "inherit_env": True,  # the container's environment, as `docker exec` gave commands
+            "output_limit": self.limits.output_limit_bytes,
+            "kill_grace": KILL_GRACE_S,
+            "sweep": False,  # background processes live on between commands, as under `docker exec`
+            "deadline_s": self.limits.wall_clock_s,
+            "require_hardening": True,
+        }
+        container: Container | None = None
+        server: AttachedServer | None = None
+        try:
+            container = client.containers.create(  # attached to before it starts: no output missed
+                image,
+                command=server_argv(SERVER_PYTHON, config),
+                init=False,
+                user=USERS[AGENT_USER],
+                stdin_open=True,  # with detach off, also StdinOnce: stdin closes when our attach does
+                detach=False,
+                tty=False,
+                log_config=LogConfig(type=LogConfig.types.NONE),  # replies carry output: keep none on disk
+                **options,
+            )
+            handle = client.api.attach_socket(container.id or "", params=dict(ATTACH_PARAMS))
+            container.start()
+            server = AttachedServer(handle, describe=f"command server of rollout {self.rollout_id}")
+            server.client.wait_ready()
+            return container, server
+        except (DockerException, requests.RequestException, SandboxCrashed) as exc:
+            detail = server.stderr().strip()[-1000:] if server is not None else ""
+            self.server_fallback = f"{exc}{'; ' + detail if detail else ''}"
+            if server is not None:
+                server.stop()
+            if container is not None:
+                with contextlib.suppress(NotFound):
+                    container.remove(force=True)
+            return None, None
 
     def _create_volumes(self, client: docker.DockerClient, workdir: str, labels: dict[str, str]) -> list[Mount]:
         sizes = {workdir: (self.limits.storage_mb, f"uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0755")}
@@ -198,6 +266,8 @@ class DockerSandbox(Sandbox):
         if remaining <= 0:
             raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
         limit = min(timeout, remaining)
+        if user == AGENT_USER and self._server is not None:
+            return self._exec_in_server(self._server, cmd, limit, timeout, cwd, env)
         argv = ["timeout", "-k", str(KILL_GRACE_S), f"{limit:.3f}", *shell_command(cmd)]
         api = self.client.api
         started = time.monotonic()
@@ -227,6 +297,40 @@ class DockerSandbox(Sandbox):
             output_truncated=truncated,
         )
         if result.timed_out:
+            if limit < timeout:
+                raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
+            raise SandboxTimeout(f"{describe(cmd)!r} ran past its {timeout:g} s timeout", result)
+        return result
+
+    def _exec_in_server(
+        self,
+        server: AttachedServer,
+        cmd: str | Sequence[str],
+        limit: float,
+        timeout: float,
+        cwd: str | None,
+        env: Mapping[str, str] | None,
+    ) -> ExecResult:
+        started = time.monotonic()
+        try:
+            reply = server.client.run(
+                shell_command(cmd),
+                cwd=cwd or self.workspace,
+                env=env,
+                timeout=limit,
+                reply_within=limit + KILL_GRACE_S,
+            )
+        except SandboxCrashed as exc:
+            raise self._failure(str(exc)) from exc
+        result = ExecResult(
+            exit_code=reply.exit_code,
+            stdout=reply.stdout,
+            stderr=reply.stderr,
+            duration_s=time.monotonic() - started,
+            timed_out=reply.timed_out,
+            output_truncated=reply.truncated,
+        )
+        if reply.timed_out:
             if limit < timeout:
                 raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
             raise SandboxTimeout(f"{describe(cmd)!r} ran past its {timeout:g} s timeout", result)
@@ -342,7 +446,20 @@ class DockerSandbox(Sandbox):
             raise SandboxPathError(f"writing under {mount} failed: {exc.explanation}") from exc
 
     def stop(self) -> None:
+        server, self._server = self._server, None
         container, self._container = self._container, None
+        try:
+            self._remove(container)
+        finally:
+            if server is not None:
+                server.stop()
+        volumes, self._volumes = self._volumes, []
+        for name in volumes:
+            with contextlib.suppress(NotFound):
+                self.client.volumes.get(name).remove(force=True)
+
+    @staticmethod
+    def _remove(container: Container | None) -> None:
         if container is not None:
             try:
                 container.remove(force=True, v=True)
@@ -350,10 +467,6 @@ class DockerSandbox(Sandbox):
                 pass
             except DockerException as exc:
                 raise SandboxCrashed(f"removing container {container.id} failed: {exc}") from exc
-        volumes, self._volumes = self._volumes, []
-        for name in volumes:
-            with contextlib.suppress(NotFound):
-                self.client.volumes.get(name).remove(force=True)
 
 
 def _drain(stream: Iterator[tuple[bytes | None, bytes | None]], limits: SandboxLimits) -> tuple[str, str, bool]:

@@ -39,9 +39,13 @@ def test_nothing_a_command_started_outlives_it(sandbox: BwrapSandbox) -> None:
 
 
 def test_commands_cannot_end_or_trace_the_server(sandbox: BwrapSandbox) -> None:
-    attempts = sandbox.exec("kill -9 1; kill -TERM 1; kill -9 -1; cat /proc/1/environ; echo tried", timeout=30)
+    attempts = sandbox.exec(
+        "kill -9 1; kill -TERM 1; kill -INT 1; kill -HUP 1; kill -STOP 1; kill -9 -1; cat /proc/1/environ; "
+        "prlimit --pid 1 --cpu=1:1 && echo LIMITED; echo tried",
+        timeout=30,
+    )
 
-    assert attempts.stdout.endswith("tried\n")
+    assert attempts.stdout.endswith("tried\n") and "LIMITED" not in attempts.stdout
     assert sandbox.exec("echo alive").stdout == "alive\n"
 
 

@@ -207,3 +207,34 @@ def test_a_server_that_never_greets_is_reported(tmp_path: Path) -> None:
             server.client.wait_ready(timeout=10)
     finally:
         server.stop()
+
+
+def test_it_installs_no_signal_handler_and_refuses_prlimit_on_other_processes(start_server: ServerFactory) -> None:
+    server = start_server(require_hardening=True)
+    pid = server.process.pid
+
+    reply = run(
+        server, f"grep SigCgt /proc/{pid}/status; prlimit --pid {pid} --cpu=1:1; echo $?; ulimit -n 64; echo $?"
+    )
+
+    caught, refused, own = reply.stdout.split()[1:]
+    # none but glibc's own for signals 32 and 33 (thread cancellation, setxid), which ignore any
+    # signal another process sent
+    assert int(caught, 16) & ~(0b11 << 31) == 0
+    assert (refused, own) == ("1", "0")
+    assert "not permitted" in reply.stderr
+    assert "unlimited" in Path(f"/proc/{pid}/limits").read_text().splitlines()[1]
+
+
+def test_with_a_deadline_it_ends_itself_and_what_it_started(start_server: ServerFactory) -> None:
+    server = start_server(deadline_s=1.5)
+    pid = int(run(server, "setsid sleep 30 >/dev/null 2>&1 & echo $!").stdout)
+
+    assert server.process.wait(timeout=10) == 0
+    assert gone(pid)
+    with pytest.raises(SandboxCrashed):
+        run(server, "true")
+
+
+def test_inherit_env_starts_commands_from_the_servers_environment(start_server: ServerFactory) -> None:
+    assert run(start_server(inherit_env=True), "echo $HOME $BASE").stdout == f"{os.environ['HOME']} base\n"

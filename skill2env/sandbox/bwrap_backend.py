@@ -46,6 +46,7 @@ from skill2env.sandbox.base_image import SANDBOX_UID, SANDBOX_USER
 from skill2env.sandbox.command_client import (
     HARDENING_FAILED,
     CommandServer,
+    exec_result,
     popen_from_lasting_thread,
     server_argv,
 )
@@ -318,19 +319,7 @@ class BwrapSandbox(Sandbox):
         reply = server.client.run(
             shell_command(cmd), cwd=cwd or self.workspace, env=env, timeout=limit, reply_within=limit
         )
-        result = ExecResult(
-            exit_code=reply.exit_code,
-            stdout=reply.stdout,
-            stderr=reply.stderr,
-            duration_s=time.monotonic() - started,
-            timed_out=reply.timed_out,
-            output_truncated=reply.truncated,
-        )
-        if reply.timed_out:
-            if limit < timeout:
-                raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
-            raise SandboxTimeout(f"{describe(cmd)!r} ran past its {timeout:g} s timeout", result)
-        return result
+        return exec_result(reply, cmd, started=started, limit=limit, timeout=timeout, rollout_id=self.rollout_id)
 
     def _prlimit(self) -> list[str]:
         limits = self.limits

@@ -14,12 +14,14 @@ import json
 import queue
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from skill2env.sandbox.errors import SandboxCrashed
+from skill2env.sandbox.base import ExecResult, describe
+from skill2env.sandbox.errors import SandboxCrashed, SandboxDeadlineExceeded, SandboxTimeout
 
 SERVER_SOURCE = (Path(__file__).parent / "command_server.py").read_text()
 READY_TIMEOUT_S = 30.0
@@ -30,6 +32,25 @@ STOP_WAIT_S = 5.0
 
 BOOTSTRAP = "import json, sys; exec(json.loads(sys.stdin.buffer.readline()))"
 """The server's command line: its source comes as the first line on stdin (a short `ps` entry)."""
+
+
+def exec_result(reply: CommandReply, cmd: str | Sequence[str], *, started: float, limit: float, timeout: float,
+                rollout_id: str) -> ExecResult:  # fmt: skip
+    """A server's reply as the sandbox's `ExecResult`; a command that ran out of time raises: out of
+    the rollout's wall clock (`limit` < `timeout`) or out of its own `timeout`."""
+    result = ExecResult(
+        exit_code=reply.exit_code,
+        stdout=reply.stdout,
+        stderr=reply.stderr,
+        duration_s=time.monotonic() - started,
+        timed_out=reply.timed_out,
+        output_truncated=reply.truncated,
+    )
+    if reply.timed_out:
+        if limit < timeout:
+            raise SandboxDeadlineExceeded(f"rollout {rollout_id} ran out of its wall clock")
+        raise SandboxTimeout(f"{describe(cmd)!r} ran past its {timeout:g} s timeout", result)
+    return result
 
 
 HARDENING_FAILED = "command server: hardening failed"

@@ -54,7 +54,7 @@ from skill2env.sandbox.base import (
     shell_command,
 )
 from skill2env.sandbox.base_image import SANDBOX_UID
-from skill2env.sandbox.command_client import server_argv
+from skill2env.sandbox.command_client import exec_result, server_argv
 from skill2env.sandbox.docker_attach import ATTACH_PARAMS, AttachedServer
 from skill2env.sandbox.engine import docker_client
 from skill2env.sandbox.errors import (
@@ -322,19 +322,7 @@ class DockerSandbox(Sandbox):
             )
         except SandboxCrashed as exc:
             raise self._failure(str(exc)) from exc
-        result = ExecResult(
-            exit_code=reply.exit_code,
-            stdout=reply.stdout,
-            stderr=reply.stderr,
-            duration_s=time.monotonic() - started,
-            timed_out=reply.timed_out,
-            output_truncated=reply.truncated,
-        )
-        if reply.timed_out:
-            if limit < timeout:
-                raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
-            raise SandboxTimeout(f"{describe(cmd)!r} ran past its {timeout:g} s timeout", result)
-        return result
+        return exec_result(reply, cmd, started=started, limit=limit, timeout=timeout, rollout_id=self.rollout_id)
 
     def _raise_if_gone(self, cmd: str | Sequence[str]) -> None:
         try:

@@ -4,9 +4,6 @@ the server), and the server's death is the sandbox's crash."""
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 from harbor_tasks import CSV_AGGREGATION, fixture_task, require_backend
 
@@ -47,23 +44,6 @@ def test_commands_cannot_end_or_trace_the_server(sandbox: BwrapSandbox) -> None:
 
     assert attempts.stdout.endswith("tried\n") and "LIMITED" not in attempts.stdout
     assert sandbox.exec("echo alive").stdout == "alive\n"
-
-
-def test_commands_of_one_sandbox_run_at_once(sandbox: BwrapSandbox) -> None:
-    outputs: dict[int, str] = {}
-
-    def one(index: int) -> None:
-        outputs[index] = sandbox.exec(f"sleep 0.5; echo {index}").stdout
-
-    began = time.monotonic()
-    threads = [threading.Thread(target=one, args=(index,)) for index in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-    assert outputs == {index: f"{index}\n" for index in range(6)}
-    assert time.monotonic() - began < 2.5
 
 
 def test_the_server_dying_is_the_sandbox_crashing(sandbox: BwrapSandbox) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -134,3 +135,20 @@ def test_the_rollout_wall_clock_ends_the_sandbox(new_sandbox: SandboxFactory) ->
         sandbox.exec("sleep 30", timeout=60)
     with pytest.raises(SandboxDeadlineExceeded):
         sandbox.exec("true")
+
+
+def test_commands_of_one_sandbox_run_at_once(started) -> None:
+    outputs: dict[int, str] = {}
+
+    def one(index: int) -> None:
+        outputs[index] = started.exec(f"sleep 0.5; echo {index}").stdout
+
+    began = time.monotonic()
+    threads = [threading.Thread(target=one, args=(index,)) for index in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert outputs == {index: f"{index}\n" for index in range(6)}
+    assert time.monotonic() - began < 2.5

@@ -4,7 +4,6 @@ the container at the wall clock or when the host lets go of it."""
 
 from __future__ import annotations
 
-import threading
 import time
 
 import pytest
@@ -90,23 +89,6 @@ def test_background_processes_live_on_between_commands_until_stop(sandbox: Docke
     sandbox.exec("setsid sleep 300 >/dev/null 2>&1 & echo started")
 
     assert sandbox.exec("ps -eo args | grep -c '^sleep 300' || true").stdout.strip() == "1"
-
-
-def test_commands_of_one_sandbox_run_at_once(sandbox: DockerSandbox) -> None:
-    outputs: dict[int, str] = {}
-
-    def one(index: int) -> None:
-        outputs[index] = sandbox.exec(f"sleep 0.5; echo {index}").stdout
-
-    began = time.monotonic()
-    threads = [threading.Thread(target=one, args=(index,)) for index in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-    assert outputs == {index: f"{index}\n" for index in range(6)}
-    assert time.monotonic() - began < 2.5
 
 
 def test_the_wall_clock_ends_the_container_without_the_host() -> None:

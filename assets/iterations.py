@@ -11,7 +11,7 @@ partition `<domain>@i<k>`, with an `iteration` column, so the asset graph shows 
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import dagster as dg
 
@@ -65,6 +65,16 @@ def stage_key(iteration: int, name: str) -> dg.AssetKey:
     return dg.AssetKey([f"iteration_{iteration}", name])
 
 
+def _stage_asset(iteration: int) -> dict[str, Any]:
+    """What every single-asset stage of `iteration` declares: partitioned by domain, a partition
+    range in one run, grouped by iteration."""
+    return {
+        "partitions_def": domain_partitions,
+        "backfill_policy": dg.BackfillPolicy.single_run(),
+        "group_name": f"iteration_{iteration}",
+    }
+
+
 def _upstream_tasks(iteration: int) -> dg.AssetKey:
     return dg.AssetKey("tasks") if iteration == 0 else stage_key(iteration - 1, "hardening")
 
@@ -73,9 +83,7 @@ def validations_asset(iteration: int) -> dg.AssetsDefinition:
     @dg.asset(
         key=stage_key(iteration, "validations"),
         deps=[_upstream_tasks(iteration)],
-        partitions_def=domain_partitions,
-        backfill_policy=dg.BackfillPolicy.single_run(),
-        group_name=f"iteration_{iteration}",
+        **_stage_asset(iteration),
         kinds={"duckdb"},
         pool="sandbox",
     )
@@ -196,11 +204,7 @@ def rollouts_asset(iteration: int) -> dg.AssetsDefinition:
                 "policy": policy.name,
                 "backend": backend,
                 "recovered": sum(len(s.recovered) for s in stages),
-                "mean_turns": round(
-                    sum(t.turns for s in stages for t in s.trajectories)
-                    / max(1, sum(len(s.trajectories) for s in stages)),
-                    2,
-                ),
+                "mean_turns": _mean_turns(stages),
             },
         )
         yield dg.MaterializeResult(
@@ -236,9 +240,7 @@ def verification_asset(iteration: int) -> dg.AssetsDefinition:
     @dg.asset(
         key=stage_key(iteration, "failure_classifications"),
         deps=[stage_key(iteration, "rubric_scores")],
-        partitions_def=domain_partitions,
-        backfill_policy=dg.BackfillPolicy.single_run(),
-        group_name=f"iteration_{iteration}",
+        **_stage_asset(iteration),
         kinds={"duckdb"},
         pool="llm",
     )
@@ -279,9 +281,7 @@ def hardening_asset(iteration: int) -> dg.AssetsDefinition:
     @dg.asset(
         key=stage_key(iteration, "hardening"),
         deps=[stage_key(iteration, "failure_classifications")],
-        partitions_def=domain_partitions,
-        backfill_policy=dg.BackfillPolicy.single_run(),
-        group_name=f"iteration_{iteration}",
+        **_stage_asset(iteration),
         kinds={"duckdb"},
         pool="lake",
     )

@@ -52,7 +52,7 @@ from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import blueprints_frame, task_files_frame, tasks_frame
 from skill2env.validation.gates import Validation, validate_task
 from skill2env.validation.tables import validations_frame
-from skill2env.validation.tasks import leaked_values, task_rubric
+from skill2env.validation.tasks import task_rubric
 
 DEFAULT_THRESHOLD = 0.7
 _SEED = re.compile(r"-s(\d+)-i\d+$")
@@ -96,7 +96,7 @@ class Hardeners:
     diagnoser: ModelDiagnoser | None = None
     author: Rebuilder | None = None
     """Rebuilds a model-authored task from its revised blueprint."""
-    gates: Callable[[TaskRecord], Validation] | None = None
+    gates: Callable[[TaskRecord, Blueprint], Validation] | None = None
     """Every validation gate for a hardened child; None leaves them to the next iteration's stage."""
     backend: str = "bwrap"
     """The sandbox backend `gates` runs on (the next iteration's stage reuses its rows on the same backend)."""
@@ -370,7 +370,7 @@ class _Decider:
             reason = "the hardened task failed the author-side checks: " + "; ".join(record.reasons[:3])
             return self._carried(row, base, "rejected", reason)
         if self.hardeners.gates is not None:
-            validation = self.hardeners.gates(record)
+            validation = self.hardeners.gates(record, draft.blueprint)
             rows = validations_frame([(validation, str(record.domain), record.iteration)], self.hardeners.backend)
             base["child_gates"] = json.dumps(
                 {"accepted": validation.accepted, "failing": validation.failing, "rows": rows.to_dicts()},
@@ -403,14 +403,14 @@ def session_hardeners(models: LlmSession, home: Home, backend: BackendName) -> H
 
     judge = session_judge(models)
 
-    def gates(record: TaskRecord) -> Validation:
+    def gates(record: TaskRecord, blueprint: Blueprint) -> Validation:
         rubric = (
             Rubric.model_validate_json(record.rubric)
             if record.rubric
             else task_rubric(home.root / str(record.store_path))
         )
         return validate_task(record.task_id or "", home.root / str(record.store_path), rubric, backend=backend,
-                             leaked=leaked_values(record.findings), judge=judge)  # fmt: skip
+                             blueprint=blueprint, judge=judge)  # fmt: skip
 
     author = ModelAuthor(models.client(AUTHOR_ROLE)) if models.configured(AUTHOR_ROLE) else None
     return Hardeners(diagnoser=model_diagnoser(models), author=author, gates=gates, backend=backend)

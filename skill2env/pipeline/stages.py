@@ -187,7 +187,7 @@ def stage_summary(stages: Sequence[RolloutStage]) -> dict[str, float]:
     """Figures for asset metadata: attempts, infra errors, mean reward, full-credit rate."""
     results = [s.result for stage in stages for s in stage.scored]
     rewards = [r.reward for r in results if r.status == "scored" and r.reward is not None]
-    full = [r for r in results if r.status == "scored" and (r.reward or 0.0) >= 0.999]
+    full = [r for r in results if r.full_credit]
     return {
         "attempts": float(len(results)),
         "infra_errors": float(sum(1 for r in results if r.status == "infra_error")),

@@ -8,10 +8,13 @@ The sequence (`verify_in_sandbox`), on a sandbox the agent no longer acts in:
 4. read its results, fill the judge items through the judge role (or leave them `unscored`);
 5. score: r = Σ w·q over the scored items, flagged when partial; write Harbor's reward.json back.
 
-`verify_workspace` does it in a *fresh* sandbox the agent never touched, holding a copy of the
-final workspace: nothing the agent did outside its workspace (files in /tmp or /logs, processes
-left running) can reach the verifier. `verify_rollout` copies the workspace out of the agent's
-sandbox and does that. An infrastructure failure anywhere is `infra_error`, never reward 0.
+`verify_workspace` does it in a *fresh* sandbox the agent never touched, from the task's clean
+image, holding a copy of the final workspace as data (regular files and directories only; links
+and special files are refused at the copy): nothing the agent did outside its workspace (files in
+/tmp, /tests or /logs, processes left running, tools on a writable PATH) can reach the verifier.
+`verify_rollout` copies the workspace out of the agent's sandbox and does that. A failure of the
+verification machinery (sandbox, engine, the verifier itself) is `infra_error`, never reward 0; a
+check that fails on what the agent wrote is a failed item, never an excused one.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from __future__ import annotations
 import json
 import math
 import os
-import posixpath
 import shutil
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -115,7 +118,7 @@ def verify_workspace(
     started = time.perf_counter()
     try:
         sandbox.start(task)
-        load_workspace(sandbox, workspace)
+        refused = load_workspace(sandbox, workspace)
     except (SandboxError, VerifierInfraError, OSError) as exc:
         _stop(sandbox)
         return VerificationResult.infra_error(
@@ -128,6 +131,11 @@ def verify_workspace(
         result = verify_in_sandbox(sandbox, task, rubric, **options)
     finally:
         stopped = _stop(sandbox)
+    if refused:
+        shown = ", ".join(refused[:20]) + (f" and {len(refused) - 20} more" if len(refused) > 20 else "")
+        result.verifier_log = (
+            f"[not copied in (links and special files are never data): {shown}]\n{result.verifier_log}"
+        )
     if stopped:
         result.verifier_log = f"{result.verifier_log}\n[{stopped}]".strip()
     result.isolation = "fresh"
@@ -140,23 +148,21 @@ def verify_rollout(
 ) -> VerificationResult:
     """Copy the final workspace out of the agent's (started) sandbox and verify it in `fresh`.
 
-    When the workspace cannot be copied (the backend refuses something the agent left in it), it is
-    verified in the agent's own sandbox instead, and the result says so (`isolation` `in_place`).
+    Never in the agent's own sandbox: when the copy fails part-way (the agent left something the
+    backend refuses to archive), what was copied is verified, and the result says so — the agent's
+    workspace is its own doing, so a broken copy fails items instead of excusing the attempt.
     """
     with tempfile.TemporaryDirectory(prefix="skill2env-verify-") as scratch:
         copied = Path(scratch) / "workspace"
+        problem = ""
         try:
             agent_sandbox.copy_out(agent_sandbox.workspace, copied)
-            copied.mkdir(exist_ok=True)
         except Exception as exc:  # the backend's copy failed: an archive it refused, a special file
-            fallback = f"copying the final workspace out failed ({type(exc).__name__}: {exc}); verified in place"
-        else:
-            result = verify_workspace(copied, task_dir, rubric, fresh, **options)
-            if result.status == "scored" or not result.error or not result.error.startswith(PREPARE_FAILED):
-                return result
-            fallback = f"{result.error}; verified in place"
-    result = verify_in_sandbox(agent_sandbox, task_dir, rubric, **options)
-    result.verifier_log = f"[{fallback}]\n{result.verifier_log}".strip()
+            problem = f"copying the final workspace out failed ({type(exc).__name__}: {exc}); verified what was copied"
+        copied.mkdir(exist_ok=True)
+        result = verify_workspace(copied, task_dir, rubric, fresh, **options)
+    if problem:
+        result.verifier_log = f"[{problem}]\n{result.verifier_log}".strip()
     return result
 
 
@@ -169,59 +175,51 @@ def _stop(sandbox: Sandbox) -> str:
     return ""
 
 
-def load_workspace(sandbox: Sandbox, workspace: Path) -> None:
-    """Replace the sandbox's workspace (as built from the task) with the files of `workspace`.
+def load_workspace(sandbox: Sandbox, workspace: Path) -> list[str]:
+    """Replace the sandbox's workspace (as built from the task) with the files of `workspace`, as data.
 
-    Links are kept as links. A relative link that leads out of the workspace is re-pointed at the
-    same place by an absolute path (an archive may not hold escaping relative links), and special
-    files (pipes, sockets, devices) are left out: neither is a deliverable, and checks refuse both.
+    Only regular files and directories are copied. Links (wherever they point) and special files
+    (pipes, sockets, devices) are refused: none is a deliverable, a link could make a check read
+    what the agent chose outside its workspace, and a pipe could stall the verifier. Returns the
+    refused paths (the caller records them); a deliverable that was a link is then simply missing.
     """
     cleared = sandbox.exec(["find", sandbox.workspace, "-mindepth", "1", "-delete"], user=AGENT_USER, timeout=120)
     if not cleared.ok:
         raise VerifierInfraError(f"clearing the workspace failed: {cleared.stderr.strip()[-500:]}")
+    refused = [path.relative_to(workspace).as_posix() for path in _not_data(workspace)]
     if not any(workspace.iterdir()):
-        return
-    if not _needs_staging(workspace, sandbox.workspace):
+        return refused
+    if not refused:
         sandbox.copy_in(workspace, sandbox.workspace)
-        return
+        return refused
     with tempfile.TemporaryDirectory(prefix="skill2env-stage-") as scratch:
         staged = Path(scratch) / "workspace"
-        shutil.copytree(workspace, staged, symlinks=True, ignore=_special_files)
-        for link in [p for p in staged.rglob("*") if p.is_symlink()]:
-            target = _escaping_target(link, staged, sandbox.workspace)
-            if target is not None:
-                link.unlink()
-                link.symlink_to(target)
+        shutil.copytree(workspace, staged, symlinks=True, ignore=_refused_names)
         sandbox.copy_in(staged, sandbox.workspace)
+    return refused
 
 
-def _special_files(directory: str, names: list[str]) -> set[str]:
-    return {name for name in names if _is_special(Path(directory, name))}
+def _refused_names(directory: str, names: list[str]) -> set[str]:
+    return {name for name in names if not _is_data(Path(directory, name))}
 
 
-def _is_special(path: Path) -> bool:
-    return not path.is_symlink() and path.exists() and not path.is_file() and not path.is_dir()
+def _is_data(path: Path) -> bool:
+    """A regular file or a directory, not through a link."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(mode) or stat.S_ISDIR(mode)
 
 
-def _escaping_target(link: Path, root: Path, workdir: str) -> str | None:
-    """The absolute in-sandbox target of a relative `link` that leads out of the workspace, else None."""
-    target = str(link.readlink())
-    if posixpath.isabs(target):
-        return None
-    inside = posixpath.join(workdir, link.parent.relative_to(root).as_posix())
-    resolved = posixpath.normpath(posixpath.join(inside, target))
-    if resolved == workdir or resolved.startswith(workdir.rstrip("/") + "/"):
-        return None
-    return resolved
-
-
-def _needs_staging(workspace: Path, workdir: str) -> bool:
-    for current, dirs, names in os.walk(workspace):
-        for name in dirs + names:
+def _not_data(workspace: Path) -> list[Path]:
+    refused = []
+    for current, dirs, names in os.walk(workspace):  # os.walk never descends into linked directories
+        for name in sorted(dirs + names):
             path = Path(current, name)
-            if _is_special(path) or (path.is_symlink() and _escaping_target(path, workspace, workdir) is not None):
-                return True
-    return False
+            if not _is_data(path):
+                refused.append(path)
+    return refused
 
 
 # -- the two ways deterministic items are scored -------------------------------------------------------
@@ -290,28 +288,27 @@ def _run_checks(
 
 
 def _from_verifier(item: RubricItem, entry: dict[str, Any] | None) -> ItemResult:
+    """A deterministic item's result as the in-environment verifier reported it: `passed` or
+    `failed`. Anything else means the verifier itself broke, so the whole attempt is unscored."""
     if entry is None:
-        return ItemResult.errored(item, "the verifier reported no result for this item")
+        raise VerifierInfraError(f"the verifier reported no result for item {item.id}")
     evidence: dict[str, Any] = entry["evidence"] if isinstance(entry.get("evidence"), dict) else {}
-    duration = float(entry.get("duration_s") or 0.0)
     status = entry.get("status")
-    if status in (ItemStatus.passed, ItemStatus.failed):
-        try:
-            return ItemResult(
-                item_id=item.id,
-                method=item.method,
-                weight=item.weight,
-                status=ItemStatus(status),
-                q=entry.get("q"),
-                evidence=evidence,
-                duration_s=duration,
-            )
-        except ValidationError as exc:
-            return ItemResult.errored(item, f"the verifier's result is malformed: {exc.errors()[0]['msg']}")
-    error = entry.get("error") or f"the verifier reported status {status!r}"
-    result = ItemResult.errored(item, str(error), evidence)
-    result.duration_s = duration
-    return result
+    if status not in (ItemStatus.passed, ItemStatus.failed):
+        raise VerifierInfraError(f"the verifier reported status {status!r} for deterministic item {item.id}")
+    try:
+        return ItemResult(
+            item_id=item.id,
+            method=item.method,
+            weight=item.weight,
+            status=ItemStatus(status),
+            q=1.0 if status == ItemStatus.passed else 0.0,
+            evidence=evidence,
+            error=str(entry["error"]) if entry.get("error") else None,
+            duration_s=float(entry.get("duration_s") or 0.0),
+        )
+    except (ValidationError, TypeError, ValueError) as exc:
+        raise VerifierInfraError(f"the verifier's result for item {item.id} is malformed: {exc}") from exc
 
 
 def _run_task_script(
@@ -335,8 +332,13 @@ def _run_task_script(
         value = values.get(item.id)
         evidence = {"source": "the task's verification script", "exit_code": run.exit_code, "value": value}
         if value is None or not math.isfinite(value):
-            deterministic[item.id] = ItemResult.errored(
-                item, "the task's verification script reported no value for this item", {"script_reward": script_reward}
+            # The script ran but gave this item nothing (the agent's deliverables may well have broken
+            # it): a failure, never an item that leaves the reward.
+            problem = document.get("error") if isinstance(document, dict) else None
+            deterministic[item.id] = ItemResult.failed(
+                item,
+                "the task's verification script reported no value for this item",
+                {**evidence, "script_reward": script_reward, "script_problem": problem},
             )
         else:
             deterministic[item.id] = ItemResult.scored(item, min(1.0, max(0.0, value)), evidence=evidence)
@@ -344,16 +346,18 @@ def _run_task_script(
 
 
 def _script_rewards(sandbox: Sandbox) -> Any:
+    """The task script's reward file; one that is missing or unreadable scores nothing (every item
+    then fails: the script ran, and only the agent's workspace differs from the oracle's)."""
     try:
         return json.loads(sandbox.read_file(f"{VERIFIER_LOGS}/reward.json"))
     except SandboxError:
         pass
     except ValueError as exc:
-        raise VerifierInfraError(f"the task's reward.json is not JSON: {exc}") from exc
+        return {"error": f"the task's reward.json is not JSON: {exc}"}
     try:
         return {"reward": float(sandbox.read_file(f"{VERIFIER_LOGS}/reward.txt").decode().strip())}
-    except (SandboxError, ValueError) as exc:
-        raise VerifierInfraError(f"the task's verification script wrote no reward file: {exc}") from exc
+    except (SandboxError, ValueError, UnicodeDecodeError) as exc:
+        return {"error": f"the task's verification script wrote no usable reward file: {exc}"}
 
 
 def _host_judge_inputs(sandbox: Sandbox, rubric: Rubric) -> dict[str, Any]:

@@ -1,9 +1,11 @@
 """What scoring a rubric produces: one result per item, the reward, and the verification around it.
 
 Statuses: `passed` / `failed` are scored (q ∈ {0, 1} for deterministic items, q ∈ [0, 1] for
-judge items); `error` means the evaluator could not judge the item (a defective check spec, a
-judge that failed or answered garbage); `unscored` means nobody was asked (no judge endpoint).
-Neither of the last two is ever counted as 0.
+judge items). A deterministic check is always one of the two: a check that raises, times out or
+meets input of the wrong shape is `failed`, its cause kept as `error`. `error` as a status means
+the judge could not judge the item (it failed or answered garbage); `unscored` means nobody was
+asked (no judge endpoint). Neither ever helps the attempt: both count q = 0 in the reward and make
+the attempt **incomplete** — never full credit, never passed, never in the SFT set.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from skill2env.rubric.checks import weighted_reward
 from skill2env.rubric.models import Method, Rubric, RubricItem
 
 RESULT_SCHEMA_VERSION = 1
+FULL_CREDIT_AT = 0.999
+"""An attempt whose complete reward reaches this solved the task (float slack below 1.0)."""
 JUDGE_PASS_Q = 0.5
 """A judge item with q at least this is `passed` (its q, not the status, enters the reward)."""
 
@@ -36,14 +40,15 @@ class ItemStatus(StrEnum):
 
 
 class Flag(StrEnum):
-    """Why a reward is not over the whole rubric."""
+    """Why an attempt is incomplete."""
 
     unscored = "unscored"
     """Some judge items were not scored (no judge endpoint)."""
     item_errors = "item_errors"
-    """Some items could not be judged (a defective check, a failing judge)."""
-    partial = "partial"
-    """The reward is over the scored weight only (`scored_weight` < 1)."""
+    """Some items could not be judged (a failing judge)."""
+    incomplete = "incomplete"
+    """Not every item was scored (`scored_weight` < the rubric's weight): the reward counts those
+    items 0 and the attempt is never full credit."""
 
 
 class ItemResult(BaseModel):
@@ -94,6 +99,19 @@ class ItemResult(BaseModel):
         )
 
     @classmethod
+    def failed(cls, item: RubricItem, error: str, evidence: Mapping[str, Any] | None = None) -> ItemResult:
+        """A failed item with q = 0 whose cause is `error` (it could not be compared)."""
+        return cls(
+            item_id=item.id,
+            method=item.method,
+            weight=item.weight,
+            status=ItemStatus.failed,
+            q=0.0,
+            error=error,
+            evidence=dict(evidence or {}),
+        )
+
+    @classmethod
     def scored(cls, item: RubricItem, q: float, **fields: Any) -> ItemResult:
         if item.method == Method.deterministic:
             status = ItemStatus.passed if q >= 1.0 else ItemStatus.failed
@@ -103,15 +121,14 @@ class ItemResult(BaseModel):
 
 
 class Score(BaseModel):
-    """r = Σ w·q over the scored items, reported over the scored weight — flagged when partial."""
+    """r = Σ w·q over every item (unscored ones count 0) — flagged when incomplete."""
 
     model_config = ConfigDict(extra="forbid")
 
     reward: float | None
-    """Σ w·q / Σ w over the scored items; None when nothing was scored. Over the whole rubric
-    exactly when `complete`."""
+    """Σ w·q / Σ w over every item, an item without q counting 0; None only for an empty rubric."""
     raw_reward: float
-    """Σ w·q over the scored items: what they earned of the whole rubric (a lower bound)."""
+    """Σ w·q over the scored items."""
     scored_weight: float
     complete: bool
     flags: list[Flag] = Field(default_factory=list)
@@ -145,7 +162,7 @@ def score(rubric: Rubric, item_results: Iterable[ItemResult]) -> Score:
     if counts.get(ItemStatus.error.value):
         flags.append(Flag.item_errors)
     if not totals["complete"]:
-        flags.append(Flag.partial)
+        flags.append(Flag.incomplete)
     return Score(
         reward=totals["reward"],
         raw_reward=totals["raw_reward"],
@@ -170,7 +187,7 @@ class VerificationResult(BaseModel):
     complete: bool = False
     flags: list[Flag] = Field(default_factory=list)
     passed: bool | None = None
-    """reward ≥ the rubric's pass threshold; None unless the reward is complete."""
+    """reward ≥ the rubric's pass threshold; None unless the attempt is complete."""
     items: list[ItemResult] = Field(default_factory=list)
     error: str | None = None
     """What failed, for `infra_error`."""
@@ -207,6 +224,11 @@ class VerificationResult(BaseModel):
             **fields,
         )
 
+    @property
+    def full_credit(self) -> bool:
+        """Complete and at least `FULL_CREDIT_AT`: the only attempts that count as solved."""
+        return self.status == "scored" and self.complete and self.reward is not None and self.reward >= FULL_CREDIT_AT
+
     def item(self, item_id: str) -> ItemResult:
         for result in self.items:
             if result.item_id == item_id:
@@ -214,7 +236,7 @@ class VerificationResult(BaseModel):
         raise KeyError(item_id)
 
     def reward_json(self) -> dict[str, float]:
-        """Harbor's reward.json: each scored item's q, `reward` and `scored_weight` (numbers only)."""
+        """Harbor's reward.json: each scored item's q, `reward` (over all weight) and `scored_weight`."""
         document: dict[str, float] = {r.item_id: r.q for r in self.items if r.q is not None}
         if self.reward is not None:
             document["reward"] = self.reward

@@ -10,8 +10,6 @@ import polars as pl
 
 from skill2env.rubric.results import VerificationResult
 
-FULL_CREDIT_AT = 0.999
-
 RUBRIC_SCORES_SCHEMA = pl.Schema(
     {
         "rollout_id": pl.String(),
@@ -66,7 +64,7 @@ def scores_frame(scored: Sequence[ScoredRollout]) -> pl.DataFrame:
             "reward": result.reward,
             "raw_reward": result.raw_reward,
             "scored_weight": result.scored_weight,
-            "full_credit": result.reward is not None and result.reward >= FULL_CREDIT_AT,  # over the scored weight
+            "full_credit": result.full_credit,
             "flags": [flag.value for flag in result.flags],
             "error": result.error,
             "isolation": result.isolation,

@@ -9,7 +9,7 @@ files are collected, size-capped, for the judge. It writes to the output directo
 
 * `reward.json` — Harbor's reward file: `{item_id: q, …, "reward": r, "scored_weight": w}` with
   the scored items only (Harbor reads numbers; an unscored item has none), `reward` over the
-  scored weight;
+  whole rubric weight (an unscored judge item counts 0 until the host's judge scores it);
 * `results.json` — every item's status (passed / failed / error / unscored), q, evidence, error;
 * `judge_inputs.json` — per judge item, the files its judge reads.
 
@@ -95,38 +95,46 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 
 def score_item(item: dict[str, Any], workspace: Path, tests_dir: Path, default_timeout: float) -> dict[str, Any]:
-    """One item's result: a deterministic item's check run under its time limit; a judge item left
-    unscored."""
+    """One item's result: a deterministic item's check run under its time limit — `passed` or
+    `failed`, whatever happens (a check that raises or times out fails, its cause in `error`); a
+    judge item left unscored for the host."""
     entry: dict[str, Any] = {
         "id": item.get("id"),
         "method": item.get("method"),
         "weight": item.get("weight"),
-        "status": "error",
-        "q": None,
+        "status": "failed",
+        "q": 0.0,
         "evidence": {},
         "error": None,
     }
     started = time.perf_counter()
     method = item.get("method")
     if method == "llm_judge":
-        entry.update(status="unscored", evidence={"reason": "judge items are scored by the host's judge role"})
+        entry.update(status="unscored", q=None, evidence={"reason": "judge items are scored by the host's judge role"})
     elif method == "deterministic" and (item.get("check") or {}).get("check") == TASK_SCRIPT_CHECK:
         entry["error"] = "the task's own verification script scores this item (verify in task_script mode)"
     elif method == "deterministic":
         spec = item.get("check") or {}
-        timeout = spec.get("timeout_s") or default_timeout
+        timeout = _timeout(spec.get("timeout_s"), default_timeout)
         try:
-            with time_limit(float(timeout)):
+            with time_limit(timeout):
                 result = run_check(str(spec.get("check")), workspace, spec.get("params") or {}, tests_dir=tests_dir)
         except CheckTimeout:
-            result = CheckResult(False, {"summary": f"the check ran past its {timeout:g} s limit"})
+            summary = f"the check ran past its {timeout:g} s limit"
+            result = CheckResult(False, {"summary": summary}, summary)
         entry.update(status=result.status, evidence=result.evidence, error=result.error)
-        if result.status in ("passed", "failed"):
-            entry["q"] = 1.0 if result.passed else 0.0
+        entry["q"] = 1.0 if result.status == "passed" else 0.0
     else:
         entry["error"] = f"unknown method {method!r}"
     entry["duration_s"] = round(time.perf_counter() - started, 6)
     return entry
+
+
+def _timeout(value: Any, default: float) -> float:
+    """A check's own time limit when it is a sane number, else the default."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+        return float(value)
+    return default
 
 
 def collect_judge_inputs(workspace: Path, item: dict[str, Any]) -> dict[str, Any]:
@@ -219,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     write_outputs(args.out, results, inputs)
     reward = results["reward"]
     shown = "none scored" if reward is None else f"{reward:.4f}"
-    print(f"verify: reward {shown} over scored weight {results['scored_weight']:.4f} ({results['counts']})")
+    print(f"verify: reward {shown} (scored weight {results['scored_weight']:.4f}; {results['counts']})")
     return EXIT_OK
 
 

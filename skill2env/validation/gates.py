@@ -5,9 +5,12 @@
 * `nop`: doing nothing scores ≤ 0.1 (the evaluator is not satisfied by the initial workspace);
 * `partial`: the first half of the reference solution scores below the pass threshold (partial
   work is not full credit);
-* `leak`: the author-side leak check found nothing (no author-only value reaches the agent);
+* `leak`: no author-only value or inferable conclusion of the blueprint appears in what the agent
+  of the *stored* task reads (its instruction, its environment's files and their names) — the
+  directory the rollouts will use, searched again, not the author's draft;
 * `judge`: where the rubric has judge items and a judge is configured, it scores the oracle's
-  deliverables high and the nop's low.
+  deliverables high and the nop's low. With judge items and no judge the gate is `unjudged`: the
+  task is `accepted_without_judge`, never silently accepted, and its rollouts are incomplete.
 
 Each scripted run is a rollout like any other and is verified the same way the agent's will be:
 in a fresh sandbox on a copy of the final workspace. An infrastructure failure makes the gate
@@ -30,6 +33,8 @@ from skill2env.sandbox.backends import BackendName, make_sandbox
 from skill2env.sandbox.base import ExecResult, Sandbox, SandboxLimits
 from skill2env.sandbox.policies import NopPolicy, OraclePolicy, PartialPolicy, ScriptedPolicy, run_scripted_rollout
 from skill2env.sandbox.task import TaskDir
+from skill2env.tasks.blueprint import Blueprint
+from skill2env.validation.leaks import stored_task_leaks
 
 ORACLE_AT_LEAST = 0.99
 NOP_AT_MOST = 0.1
@@ -49,7 +54,18 @@ class GateStatus(StrEnum):
     passed = "passed"
     failed = "failed"
     skipped = "skipped"
+    """The gate does not apply (no judge items; no blueprint to search for leaks)."""
+    unjudged = "unjudged"
+    """The rubric has judge items but no judge is configured: they cannot be scored."""
     infra_error = "infra_error"
+
+
+class Acceptance(StrEnum):
+    accepted = "accepted"
+    accepted_without_judge = "accepted_without_judge"
+    """Every gate passed but the judge's: nobody can score its judge items, so its rollouts are
+    incomplete (never full credit, never in SFT)."""
+    rejected = "rejected"
 
 
 @dataclass(frozen=True)
@@ -71,11 +87,23 @@ class Validation:
 
     @property
     def accepted(self) -> bool:
-        return all(o.status in (GateStatus.passed, GateStatus.skipped) for o in self.outcomes)
+        """Usable for rollouts: `accepted` or `accepted_without_judge`."""
+        return all(o.status in ACCEPTABLE for o in self.outcomes)
+
+    @property
+    def acceptance(self) -> Acceptance:
+        if not self.accepted:
+            return Acceptance.rejected
+        if any(o.status == GateStatus.unjudged for o in self.outcomes):
+            return Acceptance.accepted_without_judge
+        return Acceptance.accepted
 
     @property
     def failing(self) -> list[str]:
-        return [o.gate.value for o in self.outcomes if o.status not in (GateStatus.passed, GateStatus.skipped)]
+        return [o.gate.value for o in self.outcomes if o.status not in ACCEPTABLE]
+
+
+ACCEPTABLE = (GateStatus.passed, GateStatus.skipped, GateStatus.unjudged)
 
 
 SandboxFactory = Callable[[], Sandbox]
@@ -136,7 +164,7 @@ def validate_task(
     rubric: Rubric,
     *,
     backend: BackendName,
-    leaked: list[str] | None = None,
+    blueprint: Blueprint | None = None,
     judge: Judge | None = None,
     partial_fraction: float = 0.5,
 ) -> Validation:
@@ -156,7 +184,7 @@ def validate_task(
         result, what, rollout_id = run_policy(policy, task, rubric, sandboxes, judge)
         runs[gate] = result
         outcomes.append(_scripted_outcome(gate, bound, rubric, result, what, rollout_id))
-    outcomes.append(_leak_outcome(leaked))
+    outcomes.append(_leak_outcome(stored_task_leaks(task_dir, blueprint)))
     outcomes.append(_judge_outcome(rubric, judge, runs.get(Gate.oracle), runs.get(Gate.nop)))
     return Validation(task_id, tuple(outcomes))
 
@@ -180,10 +208,11 @@ def _scripted_outcome(gate: Gate, bound: float, rubric: Rubric, result: Verifica
 
 def _leak_outcome(leaked: list[str] | None) -> GateOutcome:
     if leaked is None:
-        return GateOutcome(Gate.leak, GateStatus.skipped, "no leak check was recorded for this task")
+        return GateOutcome(Gate.leak, GateStatus.skipped, "no blueprint: nothing is known to be hidden from the agent")
     if leaked:
         return GateOutcome(Gate.leak, GateStatus.failed, "leaked: " + "; ".join(leaked[:10]), float(len(leaked)), 0.0)
-    return GateOutcome(Gate.leak, GateStatus.passed, "no author-only value in the instruction or workspace", 0.0, 0.0)
+    clean = "no author-only value in the stored task's instruction or environment files"
+    return GateOutcome(Gate.leak, GateStatus.passed, clean, 0.0, 0.0)
 
 
 def _judge_outcome(rubric: Rubric, judge: Judge | None, oracle: VerificationResult | None,
@@ -192,7 +221,9 @@ def _judge_outcome(rubric: Rubric, judge: Judge | None, oracle: VerificationResu
     if not judged:
         return GateOutcome(Gate.judge, GateStatus.skipped, "the rubric has no judge items")
     if judge is None:
-        return GateOutcome(Gate.judge, GateStatus.skipped, "no judge endpoint is configured; judge items unscored")
+        return GateOutcome(Gate.judge, GateStatus.unjudged,
+                           f"no judge endpoint is configured: judge items {judged} cannot be scored, so the task is "
+                           "accepted_without_judge and its rollouts are incomplete")  # fmt: skip
     if oracle is None or nop is None:
         return GateOutcome(Gate.judge, GateStatus.infra_error, "the oracle or nop run was not verified")
 

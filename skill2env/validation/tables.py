@@ -23,6 +23,7 @@ VALIDATIONS_SCHEMA = pl.Schema(
         "item_rewards": pl.String(),
         "accepted": pl.Boolean(),
         "backend": pl.String(),
+        "acceptance": pl.String(),
     }
 )
 
@@ -43,6 +44,7 @@ def validations_frame(validations: Sequence[tuple[Validation, str, int]], backen
             "item_rewards": json.dumps(outcome.item_rewards, sort_keys=True) if outcome.item_rewards else None,
             "accepted": validation.accepted,
             "backend": backend,
+            "acceptance": validation.acceptance.value,
         }
         for validation, domain, iteration in validations
         for outcome in validation.outcomes

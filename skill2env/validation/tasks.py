@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -12,6 +11,7 @@ from skill2env.rubric.eval_spec import load_eval_spec
 from skill2env.rubric.judge import Judge
 from skill2env.rubric.models import Rubric
 from skill2env.sandbox.backends import BackendName
+from skill2env.tasks.blueprint import Blueprint
 from skill2env.validation.gates import Validation, validate_task
 
 RUBRIC_FILE = "tests/rubric.json"
@@ -31,16 +31,9 @@ def task_rubric(task_dir: Path) -> Rubric:
     raise NoRubricError(f"{task_dir} has neither {RUBRIC_FILE} nor {EVAL_SPEC_FILE}")
 
 
-def leaked_values(findings_json: str | None) -> list[str] | None:
-    """The leaks the author-side check found in a `tasks` row (None: no leak check was recorded)."""
-    if findings_json is None:
-        return None
-    findings = json.loads(findings_json)
-    return [
-        f"{f.get('subject', '')}: {f['message']}"
-        for f in findings
-        if f.get("check") == "leaks" and f.get("severity") == "error"  # warnings say what could not be searched
-    ]
+def row_blueprint(blueprint_json: str | None) -> Blueprint | None:
+    """A `tasks` row's blueprint (None: an imported task has none)."""
+    return Blueprint.model_validate_json(blueprint_json) if blueprint_json else None
 
 
 def validate_rows(
@@ -52,14 +45,14 @@ def validate_rows(
     concurrency: int = 2,
     progress: Callable[[int], None] | None = None,
 ) -> list[tuple[Validation, str, int]]:
-    """Every gate for each built task row (with `store_path`, `rubric`, `findings`), `concurrency` at a time."""
+    """Every gate for each built task row (with `store_path`, `rubric`, `blueprint`), `concurrency` at a time."""
 
     def one(row: Mapping[str, Any]) -> tuple[Validation, str, int]:
         rubric = (
             Rubric.model_validate_json(row["rubric"]) if row.get("rubric") else task_rubric(home / row["store_path"])
         )
         validation = validate_task(row["task_id"], home / row["store_path"], rubric, backend=backend,
-                                   leaked=leaked_values(row.get("findings")), judge=judge)  # fmt: skip
+                                   blueprint=row_blueprint(row.get("blueprint")), judge=judge)  # fmt: skip
         return validation, row["domain"], int(row["iteration"])
 
     done: list[tuple[Validation, str, int]] = []

@@ -10,12 +10,13 @@ CREATE TABLE IF NOT EXISTS validations_versions (
     iteration BIGINT NOT NULL,
     domain VARCHAR NOT NULL,
     gate VARCHAR NOT NULL,                 -- oracle | nop | partial | leak | judge
-    status VARCHAR NOT NULL,               -- passed | failed | skipped | infra_error
+    status VARCHAR NOT NULL,               -- passed | failed | skipped | unjudged | infra_error
     reward DOUBLE,                         -- the scripted run's deterministic reward (leak: values leaked)
     threshold DOUBLE,
     evidence VARCHAR NOT NULL,
     rollout_id VARCHAR,
     item_rewards JSON,                     -- per rubric item q of the scripted run
     accepted BOOLEAN NOT NULL,             -- the task passed every gate (same on all its rows)
-    backend VARCHAR NOT NULL
+    backend VARCHAR NOT NULL,
+    acceptance VARCHAR                     -- accepted | accepted_without_judge | rejected
 );

@@ -13,11 +13,11 @@ CREATE TABLE IF NOT EXISTS rubric_scores_versions (
     policy VARCHAR NOT NULL,
     attempt BIGINT NOT NULL,
     verification VARCHAR NOT NULL,         -- scored | infra_error
-    reward DOUBLE,                         -- the rollout's reward over the scored weight (NULL: nothing scored)
+    reward DOUBLE,                         -- Σ w·q over every item, unscored items counting 0
     raw_reward DOUBLE,
     scored_weight DOUBLE,
-    full_credit BOOLEAN,                   -- reward >= 0.999 over the scored weight (flags say when partial)
-    flags VARCHAR[],
+    full_credit BOOLEAN,                   -- complete and reward >= 0.999 (an incomplete attempt never is)
+    flags VARCHAR[],                       -- unscored | item_errors | incomplete
     item_id VARCHAR,
     method VARCHAR,                        -- deterministic | llm_judge
     weight DOUBLE,

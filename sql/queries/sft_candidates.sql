@@ -1,5 +1,6 @@
 -- Grain: one row per SFT example whose reward exceeds $min_reward, from a completed rollout whose
--- verification scored it (infrastructure errors on either side never qualify), of a task not flagged
+-- verification scored every item (infrastructure errors on either side, and incomplete rollouts —
+-- a judge item unscored or errored — never qualify), of a task not flagged
 -- as defective — by a hardening round or by `task_defects` — by id or by content: hardening carries a
 -- task unchanged into the next iteration under a new id, and a copy is just as defective.
 WITH flagged AS (
@@ -16,6 +17,7 @@ JOIN rollout_rewards AS r USING (rollout_id)
 JOIN rollouts AS o USING (rollout_id)
 WHERE e.reward > $min_reward
   AND r.verification = 'scored'
+  AND NOT r.incomplete
   AND o.status = 'completed'
   AND NOT EXISTS (SELECT 1 FROM defective AS d WHERE d.task_id = e.task_id)
   AND NOT EXISTS (SELECT 1 FROM defective AS d WHERE d.task_digest = e.task_digest)

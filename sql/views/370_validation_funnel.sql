@@ -1,5 +1,6 @@
 -- Grain: one row per (domain, iteration), plus domain '*' for all domains of an iteration: tasks
--- built, how many pass each gate, how many are accepted, how many hit an infrastructure error.
+-- built, how many pass each gate, how many are accepted (and of those, how many only without a judge:
+-- judge items nobody can score), how many hit an infrastructure error.
 CREATE OR REPLACE VIEW validation_funnel AS
 WITH per_task AS (
     SELECT domain, iteration, task_id,
@@ -9,7 +10,8 @@ WITH per_task AS (
            bool_and(status IN ('passed', 'skipped')) FILTER (WHERE gate = 'leak') AS leak,
            bool_and(status IN ('passed', 'skipped')) FILTER (WHERE gate = 'judge') AS judge,
            bool_or(status = 'infra_error') AS infra_error,
-           bool_and(accepted) AS accepted
+           bool_and(accepted) AS accepted,
+           bool_or(acceptance = 'accepted_without_judge') AS without_judge
     FROM validations
     GROUP BY ALL
 ),
@@ -22,7 +24,8 @@ gates AS (
            count(*) FILTER (WHERE leak) AS leak_passed,
            count(*) FILTER (WHERE judge) AS judge_passed,
            count(*) FILTER (WHERE infra_error) AS infra_errors,
-           count(*) FILTER (WHERE accepted) AS accepted
+           count(*) FILTER (WHERE accepted) AS accepted,
+           count(*) FILTER (WHERE without_judge) AS accepted_without_judge
     FROM per_task
     GROUP BY GROUPING SETS ((domain, iteration), (iteration))
 ),

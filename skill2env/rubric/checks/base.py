@@ -6,7 +6,11 @@ the task environment, whatever Python that environment has.
 
 from __future__ import annotations
 
+import errno
+import io
 import json
+import os
+import stat
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -25,8 +29,9 @@ EVIDENCE_DEPTH = 6
 class CheckResult:
     """One check's verdict and what it looked at.
 
-    `error` set means the check could not judge (a bad spec, a verifier defect): the item is
-    `error`, neither passed nor failed. Anything the workspace did wrong is a failure.
+    A check is always `passed` or `failed`: an item that could not be judged never helps the
+    attempt. `error` is detail on a failure the check could not turn into a comparison (a bad spec,
+    an exception of the check's own code, a time-out); it never makes the item pass or vanish.
     """
 
     passed: bool
@@ -35,14 +40,13 @@ class CheckResult:
 
     @property
     def status(self) -> str:
-        if self.error is not None:
-            return "error"
-        return "passed" if self.passed else "failed"
+        return "passed" if self.passed and self.error is None else "failed"
 
 
 class CheckSpecError(ValueError):
     """The check's parameters are wrong (unknown check, missing or unknown param, a path outside
-    the workspace): the rubric is defective, so the item is `error`."""
+    the workspace): the rubric is defective. The item fails with the problem as its `error` (the
+    oracle gate then rejects the task)."""
 
 
 class CheckFailed(Exception):
@@ -115,10 +119,12 @@ def spec_problems(name: str, params: Mapping[str, Any]) -> list[str]:
 
 
 def run_check(name: str, workspace: Path, params: Mapping[str, Any], *, tests_dir: Path | None = None) -> CheckResult:
-    """Run a registered check, turning every outcome into a result with bounded evidence.
+    """Run a registered check, turning every outcome into a passed or failed result with bounded evidence.
 
-    A spec problem or an unexpected exception in the check's own code is `error`; a `CheckFailed`
-    (the workspace's fault) is a failure. `CheckTimeout` propagates to the caller.
+    A `CheckFailed` (the workspace's fault) is a failure; so are a spec problem and an unexpected
+    exception in the check's own code (any workspace content can provoke one, and an item that
+    cannot be judged must never help the attempt), with the cause as the result's `error`.
+    `CheckTimeout` propagates to the caller, which fails the item.
     """
     started = time.perf_counter()
     problems = spec_problems(name, params)
@@ -251,41 +257,166 @@ def inside(root: Path, path: Path) -> bool:
 
 
 def workspace_file(workspace: Path, path: str) -> Path:
-    """An existing regular file of the workspace.
+    """An existing regular file of the workspace, links resolved (never to a place outside it).
 
     Raises:
         CheckSpecError: the path leaves the workspace lexically (the rubric's fault).
         CheckFailed: missing, not a regular file, or a link leading outside the workspace.
     """
+    with open_workspace_file(workspace, path) as handle:
+        return Path(handle.name)
+
+
+class WorkspaceFile(io.FileIO):
+    """A workspace file opened by `open_workspace_file`; `name` is its resolved path, `shown` the
+    workspace-relative one of the check's param."""
+
+    shown: str
+
+
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+# O_NONBLOCK: should a FIFO appear between the lstat and the open, opening it must not block.
+_FILE_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+_WALK_BY_FD = os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW")
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a link that does not resolve"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def open_workspace_file(workspace: Path, path: str) -> WorkspaceFile:
+    """A regular file of the workspace, opened for reading.
+
+    Links are resolved first and must stay inside the workspace; the resolved path is then opened
+    one component at a time without following links, so a link swapped in meanwhile cannot lead
+    out. Anything but a regular file is refused before it is opened (opening a FIFO blocks, opening
+    a device may act), and checked again on the open descriptor.
+
+    Raises:
+        CheckSpecError: the path leaves the workspace lexically (the rubric's fault).
+        CheckFailed: missing, not a regular file, unreadable, or a link leading outside the workspace.
+    """
     relative = relative_path(workspace, path)
-    full = workspace / relative
-    if not full.exists() and not full.is_symlink():
-        raise CheckFailed(f"{relative} does not exist", path=str(relative))
-    if not inside(workspace, full):
-        raise CheckFailed(f"{relative} is a link leading outside the workspace", path=str(relative))
-    if not full.is_file():
-        raise CheckFailed(f"{relative} is not a regular file", path=str(relative))
-    return full
+    shown = str(relative)
+    try:
+        root = Path(os.path.realpath(workspace))
+        full = root / relative
+        if not os.path.lexists(full):
+            raise CheckFailed(f"{shown} does not exist", path=shown)
+        real = Path(os.path.realpath(full))
+        parts = real.relative_to(root).parts
+    except ValueError:
+        raise CheckFailed(f"{shown} is a link leading outside the workspace", path=shown) from None
+    except OSError as exc:
+        raise CheckFailed(f"{shown} cannot be resolved: {exc.strerror or exc}", path=shown) from exc
+    if not parts:
+        raise CheckFailed(f"{shown} is the workspace itself, not a regular file", path=shown)
+    try:
+        fd = _open_regular(root, parts, shown)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise CheckFailed(f"{shown} does not exist (or is a link to nothing)", path=shown) from exc
+        if exc.errno == errno.ELOOP:
+            raise CheckFailed(f"{shown} is a link that does not resolve", path=shown) from exc
+        raise CheckFailed(f"{shown} cannot be opened: {exc.strerror or exc}", path=shown) from exc
+    handle = WorkspaceFile(fd, "rb", closefd=True)
+    handle.name = str(real)  # type: ignore[misc]  # FileIO.name is writable; the fd alone says nothing
+    handle.shown = shown
+    return handle
+
+
+def _open_regular(root: Path, parts: tuple[str, ...], shown: str) -> int:
+    """A read-only descriptor of root/parts (a link-free path), refusing anything but a regular file."""
+    if not _WALK_BY_FD:
+        before = os.lstat(root.joinpath(*parts))
+        if not stat.S_ISREG(before.st_mode):
+            raise CheckFailed(f"{shown} is {_kind(before.st_mode)}, not a regular file", path=shown)
+        fd = os.open(root.joinpath(*parts), _FILE_FLAGS)
+        return _still_regular(fd, before, shown)
+    directory = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for part in parts[:-1]:
+            following = os.open(part, _DIR_FLAGS, dir_fd=directory)
+            os.close(directory)
+            directory = following
+        before = os.stat(parts[-1], dir_fd=directory, follow_symlinks=False)
+        if not stat.S_ISREG(before.st_mode):
+            raise CheckFailed(f"{shown} is {_kind(before.st_mode)}, not a regular file", path=shown)
+        fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=directory)
+    finally:
+        os.close(directory)
+    return _still_regular(fd, before, shown)
+
+
+def _still_regular(fd: int, before: os.stat_result, shown: str) -> int:
+    after = os.fstat(fd)
+    if not stat.S_ISREG(after.st_mode) or (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino):
+        os.close(fd)
+        raise CheckFailed(f"{shown} changed while it was being opened", path=shown)
+    return fd
+
+
+def read_limited(handle: WorkspaceFile, max_bytes: int) -> bytes:
+    """All of an opened workspace file, or CheckFailed (with the cap as evidence) past `max_bytes`."""
+    shown = handle.shown
+    limit = max(0, max_bytes)
+    size = os.fstat(handle.fileno()).st_size
+    if size > limit:
+        raise CheckFailed(
+            f"{shown} is {size} bytes, more than this check reads ({limit})", path=shown, size=size, max_bytes=limit
+        )
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        while total <= limit:
+            chunk = handle.read(min(limit + 1 - total, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    except OSError as exc:
+        raise CheckFailed(f"{shown} cannot be read: {exc.strerror or exc}", path=shown) from exc
+    if total > limit:
+        raise CheckFailed(
+            f"{shown} grew past what this check reads ({limit} bytes)", path=shown, size=total, max_bytes=limit
+        )
+    return b"".join(chunks)
 
 
 def read_bytes(workspace: Path, path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    full = workspace_file(workspace, path)
-    size = full.stat().st_size
-    if size > max_bytes:
-        raise CheckFailed(f"{path} is {size} bytes, more than this check reads ({max_bytes})", path=path, size=size)
+    """A workspace file's bytes, at most `max_bytes` of them (a bigger file fails the check)."""
+    with open_workspace_file(workspace, path) as handle:
+        return read_limited(handle, max_bytes)
+
+
+def decode_text(data: bytes, shown: str) -> str:
+    """UTF-8 text (a BOM is dropped, CRLF kept); not UTF-8 fails the check."""
     try:
-        return full.read_bytes()
-    except OSError as exc:
-        raise CheckFailed(f"{path} cannot be read: {exc.strerror or exc}", path=path) from exc
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CheckFailed(f"{shown} is not UTF-8 text (byte {exc.start})", path=shown) from exc
 
 
 def read_text(workspace: Path, path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """A workspace file as UTF-8 text (a BOM is dropped, CRLF kept); not UTF-8 fails the check."""
-    data = read_bytes(workspace, path, max_bytes)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CheckFailed(f"{path} is not UTF-8 text (byte {exc.start})", path=path) from exc
+    with open_workspace_file(workspace, path) as handle:
+        return decode_text(read_limited(handle, max_bytes), handle.shown)
 
 
 def max_bytes_param(params: Mapping[str, Any]) -> int:

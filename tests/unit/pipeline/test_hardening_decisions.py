@@ -119,7 +119,7 @@ def test_a_hardened_child_replaces_its_parent_only_past_every_gate(setting: Sett
                       workspace=parent.workspace, solve_sh=parent.solve_sh, verifier_files=parent.verifier_files,
                       author="model:scripted")  # fmt: skip
     status = GateStatus.passed if accepted else GateStatus.failed
-    gates = lambda record: Validation(record.task_id, (GateOutcome(Gate.oracle, status, "oracle evidence"),))  # noqa: E731
+    gates = lambda record, blueprint: Validation(record.task_id, (GateOutcome(Gate.oracle, status, "oracle evidence"),))  # noqa: E731
     result, stage = decide(setting, Hardeners(diagnoser=Diagnoser(diagnosis()), author=Author(child), gates=gates))  # type: ignore[arg-type]
     assert json.loads(result["child_gates"])["accepted"] is accepted
     if accepted:

@@ -90,11 +90,11 @@ def test_an_unreadable_source_fails_and_a_bad_spec_errors(put, run: Run) -> None
     )
     assert not_numbers.status == "failed" and "is not a number" in not_numbers.evidence["summary"]
     assert (
-        run("cross_file_consistent", sources=[{"path": "out/summary.json", "json_path": "$.total"}]).status == "error"
+        run("cross_file_consistent", sources=[{"path": "out/summary.json", "json_path": "$.total"}]).error is not None
     )
-    assert run("cross_file_consistent", sources=[{"path": "a"}, {"path": "b"}]).status == "error"
+    assert run("cross_file_consistent", sources=[{"path": "a"}, {"path": "b"}]).error is not None
     assert (
-        run("cross_file_consistent", sources=[{"json_path": "$.a"}, {"path": "b", "count": "rows"}]).status == "error"
+        run("cross_file_consistent", sources=[{"json_path": "$.a"}, {"path": "b", "count": "rows"}]).error is not None
     )
 
 
@@ -145,8 +145,8 @@ def test_inline_source_and_spec_errors(put, run: Run, tmp_path: Path) -> None:
     (tmp_path / "tests" / "task_checks.py").write_text(CHECK_MODULE)
 
     assert run("python", source="def check(ws, args):\n    return (ws / 'out').is_dir()\n").passed
-    assert run("python", module="task_checks.py", function="nonsense").status == "error"
-    assert run("python", module="task_checks.py", function="absent").status == "error"
-    assert run("python", module="nowhere.py").status == "error"
-    assert run("python").status == "error"
-    assert run("python", source="def check(:\n").status == "error"
+    assert run("python", module="task_checks.py", function="nonsense").error is not None
+    assert run("python", module="task_checks.py", function="absent").error is not None
+    assert run("python", module="nowhere.py").error is not None
+    assert run("python").error is not None
+    assert run("python", source="def check(:\n").error is not None

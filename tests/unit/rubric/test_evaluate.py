@@ -101,8 +101,10 @@ def test_a_clean_run_reads_the_verifiers_results() -> None:
 
     result = verify_in_sandbox(sandbox, TASK, RUBRIC)
 
-    assert result.status == "scored" and result.reward == 1.0 and result.scored_weight == pytest.approx(0.8)
-    assert result.item("report_quality").status == ItemStatus.unscored
+    assert (
+        result.status == "scored" and result.reward == pytest.approx(0.8) and result.scored_weight == pytest.approx(0.8)
+    )
+    assert result.item("report_quality").status == ItemStatus.unscored and not result.complete
     assert result.verifier_log == "verify: reward 1.0"
     # the reset ran first and as root; the verifier ran as root with isolated Python
     assert sandbox.commands[0][:2] == ["bash", "-c"] and "rm -rf /logs/verifier" in sandbox.commands[0][2]
@@ -110,7 +112,7 @@ def test_a_clean_run_reads_the_verifiers_results() -> None:
     assert sandbox.copied[0][1] == "/tests"
     assert sandbox.copied[0][0] >= {"verify.py", "rubric_checks", "rubric.json", "test.sh"}
     written = json.loads(sandbox.files["/logs/verifier/reward.json"])
-    assert written["reward"] == 1.0 and "report_quality" not in written
+    assert written["reward"] == pytest.approx(0.8) and "report_quality" not in written
 
 
 def test_the_judge_fills_judge_items() -> None:
@@ -165,18 +167,35 @@ def test_missing_or_unreadable_results_are_infra_errors(files: dict[str, bytes])
     assert result.status == "infra_error" and result.reward is None
 
 
-def test_an_item_the_verifier_did_not_report_or_reported_badly_is_an_item_error() -> None:
+def test_a_verifier_that_reported_no_result_for_an_item_broke_so_the_attempt_is_unscored() -> None:
     items = passing_items()
-    items[0]["q"] = 7
     del items[1]
     sandbox = started(lambda argv, user: ok(), verifier_results(items))
 
     result = verify_in_sandbox(sandbox, TASK, RUBRIC)
 
-    assert result.status == "scored"
-    assert result.item("revenue_table").status == ItemStatus.error
-    assert result.item("summary_values").error == "the verifier reported no result for this item"
-    assert "item_errors" in result.flags and not result.complete
+    assert result.status == "infra_error" and "reported no result for item summary_values" in (result.error or "")
+
+
+def test_a_verifier_status_other_than_passed_or_failed_is_an_infra_error() -> None:
+    items = passing_items()
+    items[0]["status"] = "error"
+    sandbox = started(lambda argv, user: ok(), verifier_results(items))
+
+    result = verify_in_sandbox(sandbox, TASK, RUBRIC)
+
+    assert result.status == "infra_error" and "status 'error'" in (result.error or "")
+
+
+def test_a_failed_item_keeps_its_cause_and_q_comes_from_the_status() -> None:
+    items = passing_items()
+    items[0].update(status="failed", q=7, error="the check raised RecursionError")
+    sandbox = started(lambda argv, user: ok(), verifier_results(items))
+
+    result = verify_in_sandbox(sandbox, TASK, RUBRIC)
+
+    failed = result.item("revenue_table")
+    assert failed.status == ItemStatus.failed and failed.q == 0.0 and failed.error == "the check raised RecursionError"
 
 
 def test_a_sandbox_that_cannot_start_is_an_infra_error_and_is_stopped(tmp_path: Path) -> None:

@@ -118,14 +118,14 @@ def test_a_failure_in_a_later_repeat_still_errors() -> None:
     assert result.status == ItemStatus.error and result.evidence["scores_before_failure"] == [1.0]
 
 
-def test_an_erroring_judge_item_flags_the_reward_instead_of_zeroing_it() -> None:
+def test_an_erroring_judge_item_counts_zero_and_makes_the_attempt_incomplete() -> None:
     from skill2env.rubric.results import ItemResult
 
     judged = judge_item(FunctionJudge(lambda request, seed: None), ITEM, INPUTS)
     result = VerificationResult.scored_from(RUBRIC, [ItemResult.scored(RUBRIC.item("total"), 1.0), judged])
 
-    assert result.reward == 1.0 and result.raw_reward == pytest.approx(0.6)
-    assert not result.complete and "item_errors" in result.flags
+    assert result.reward == pytest.approx(0.6) and result.raw_reward == pytest.approx(0.6)
+    assert not result.complete and "item_errors" in result.flags and not result.full_credit
 
 
 def test_the_prompt_fences_the_files_and_marks_cuts() -> None:

@@ -42,14 +42,14 @@ def scratch_checks() -> Iterator[None]:
     REGISTRY.update(before)
 
 
-def test_an_unexpected_exception_in_a_check_is_an_error_not_a_failure(scratch_checks: None, tmp_path: Path) -> None:
+def test_an_unexpected_exception_in_a_check_fails_the_item_with_its_cause(scratch_checks: None, tmp_path: Path) -> None:
     @check("broken", "raises", optional=("x",))
     def broken(workspace: Path, params: Mapping[str, Any]) -> CheckResult:
         raise ZeroDivisionError("bug")
 
     result = run_check("broken", tmp_path, {})
 
-    assert result.status == "error"
+    assert result.status == "failed" and not result.passed
     assert result.error == "the check raised ZeroDivisionError: bug"
     assert "ZeroDivisionError" in result.evidence["traceback"]
 
@@ -74,7 +74,7 @@ def test_spec_problems_name_the_unknown_check_and_params() -> None:
     assert spec_problems("no_such_check", {})[0].startswith("unknown check 'no_such_check'")
     assert spec_problems("row_count", {}) == ["check 'row_count' needs params ['path']"]
     assert "does not take params ['colour']" in spec_problems("row_count", {"path": "x", "colour": 1})[0]
-    assert run_check("no_such_check", Path("."), {}).status == "error"
+    assert run_check("no_such_check", Path("."), {}).error is not None
 
 
 def test_check_problems_of_a_rubric() -> None:

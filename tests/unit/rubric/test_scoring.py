@@ -1,4 +1,4 @@
-"""r = Σ w·q over scored items; error / unscored items never count as 0 and always flag the reward."""
+"""r = Σ w·q over every item; an error / unscored item counts 0, flags the attempt incomplete, never full credit."""
 
 from __future__ import annotations
 
@@ -54,34 +54,35 @@ def test_a_complete_reward_is_the_weighted_sum() -> None:
     assert scored.complete and scored.flags == [] and scored.scored_weight == pytest.approx(1.0)
 
 
-def test_unscored_judge_items_report_the_reward_over_the_scored_weight_with_a_flag() -> None:
+def test_unscored_judge_items_count_zero_and_make_the_attempt_incomplete() -> None:
     scored = score(RUBRIC, results(1, 0, None, j_status=ItemStatus.unscored))
 
-    assert scored.reward == pytest.approx(0.5 / 0.8)
+    assert scored.reward == pytest.approx(0.5)
     assert scored.raw_reward == pytest.approx(0.5)
     assert scored.scored_weight == pytest.approx(0.8)
     assert not scored.complete
-    assert scored.flags == [Flag.unscored, Flag.partial]
+    assert scored.flags == [Flag.unscored, Flag.incomplete]
 
 
-def test_error_items_are_never_zero() -> None:
+def test_an_item_nobody_could_score_never_helps_the_attempt() -> None:
     scored = score(RUBRIC, results(None, 1, 1))
 
-    assert scored.reward == pytest.approx(1.0)
+    assert scored.reward == pytest.approx(0.5)
     assert scored.raw_reward == pytest.approx(0.5)
-    assert scored.flags == [Flag.item_errors, Flag.partial]
+    assert scored.flags == [Flag.item_errors, Flag.incomplete]
     assert scored.counts == {"error": 1, "passed": 2}
 
 
-def test_nothing_scored_has_no_reward() -> None:
+def test_nothing_scored_is_a_reward_of_zero_and_incomplete() -> None:
     scored = score(RUBRIC, results(None, None, None))
 
-    assert scored.reward is None and scored.raw_reward == 0 and scored.scored_weight == 0
+    assert scored.reward == 0 and scored.raw_reward == 0 and scored.scored_weight == 0 and not scored.complete
 
 
 def test_a_missing_result_counts_as_error_and_a_foreign_one_is_refused() -> None:
     partial = score(RUBRIC, results(1, 1, 1)[:2])
-    assert partial.flags == [Flag.item_errors, Flag.partial]
+    assert partial.flags == [Flag.item_errors, Flag.incomplete]
+    assert partial.reward == pytest.approx(0.8)
 
     foreign = ItemResult(item_id="zzz", method=Method.deterministic, weight=0.1, status=ItemStatus.passed, q=1.0)
     with pytest.raises(ValueError, match="does not have"):
@@ -110,9 +111,17 @@ def test_q_must_match_the_status() -> None:
 def test_verification_result_passes_only_when_complete() -> None:
     complete = VerificationResult.scored_from(RUBRIC, results(1, 1, 0))
     assert complete.passed is True and complete.reward == pytest.approx(0.8)
+    assert not complete.full_credit
+    solved = VerificationResult.scored_from(RUBRIC, results(1, 1, 1))
+    assert solved.full_credit and solved.passed
     incomplete = VerificationResult.scored_from(RUBRIC, results(1, 1, None, j_status=ItemStatus.unscored))
-    assert incomplete.passed is None and incomplete.reward == pytest.approx(1.0)
-    assert incomplete.reward_json() == {"a": 1.0, "b": 1.0, "reward": 1.0, "scored_weight": pytest.approx(0.8)}
+    assert incomplete.passed is None and incomplete.reward == pytest.approx(0.8) and not incomplete.full_credit
+    assert incomplete.reward_json() == {
+        "a": 1.0,
+        "b": 1.0,
+        "reward": pytest.approx(0.8),
+        "scored_weight": pytest.approx(0.8),
+    }
 
 
 def test_an_infrastructure_error_has_no_reward() -> None:

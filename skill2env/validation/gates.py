@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skill2env.rubric.evaluate import verify_workspace
 from skill2env.rubric.judge import Judge
@@ -35,6 +36,9 @@ from skill2env.sandbox.policies import NopPolicy, OraclePolicy, PartialPolicy, S
 from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.validation.leaks import stored_task_leaks
+
+if TYPE_CHECKING:
+    from skill2env.validation.hack_probes import ProbeOutcome
 
 ORACLE_AT_LEAST = 0.99
 NOP_AT_MOST = 0.1
@@ -48,6 +52,7 @@ class Gate(StrEnum):
     partial = "partial"
     leak = "leak"
     judge = "judge"
+    hack_probe = "hack_probe"
 
 
 class GateStatus(StrEnum):
@@ -84,6 +89,8 @@ class GateOutcome:
 class Validation:
     task_id: str
     outcomes: tuple[GateOutcome, ...]
+    probes: tuple[ProbeOutcome, ...] = ()
+    """Every hack-probe strategy's outcome (the `hack_probe` gate's detail)."""
 
     @property
     def accepted(self) -> bool:
@@ -186,7 +193,21 @@ def validate_task(
         outcomes.append(_scripted_outcome(gate, bound, rubric, result, what, rollout_id))
     outcomes.append(_leak_outcome(stored_task_leaks(task_dir, blueprint)))
     outcomes.append(_judge_outcome(rubric, judge, runs.get(Gate.oracle), runs.get(Gate.nop)))
-    return Validation(task_id, tuple(outcomes))
+    probe, probes = _hack_probe_outcome(task, rubric, sandboxes, outcomes[0])
+    outcomes.append(probe)
+    return Validation(task_id, tuple(outcomes), probes)
+
+
+def _hack_probe_outcome(task: TaskDir, rubric: Rubric, sandboxes: SandboxFactory,
+                        oracle: GateOutcome) -> tuple[GateOutcome, tuple[ProbeOutcome, ...]]:  # fmt: skip
+    """Every hack-probe strategy (see `hack_probes`), run only where the oracle passed (else the task
+    is rejected already and a probe proves nothing)."""
+    from skill2env.validation.hack_probes import gate_outcome, probe_task
+
+    if oracle.status != GateStatus.passed:
+        return GateOutcome(Gate.hack_probe, GateStatus.skipped, "the oracle did not pass; not probed"), ()
+    probes = tuple(probe_task(task, rubric, sandboxes))
+    return gate_outcome(probes), probes
 
 
 def _scripted_outcome(gate: Gate, bound: float, rubric: Rubric, result: VerificationResult | None, what: str,

@@ -605,6 +605,7 @@ QUERIES: dict[str, tuple[str, dict[str, Any]]] = {
     "sft_candidates (export sft)": ("queries/sft_candidates", {"min_reward": 0.9}),
     "rl_tasks (export rl)": ("queries/rl_tasks", {}),
     "rl_item_pass_rates (export rl)": ("queries/rl_item_pass_rates", {"policy": None}),
+    "rl_rollouts (export rl)": ("queries/rl_rollouts", {"policy": None}),
     "lineage of one SFT example": ("", {}),
 }
 LINEAGE_OF_EXAMPLE = "SELECT * FROM lineage WHERE example_id = (SELECT min(example_id) FROM sft_examples)"

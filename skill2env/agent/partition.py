@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from skill2env.agent.files import TrajectoryFiles
+from skill2env.agent.flags import flags_frame, workspace_inputs
 from skill2env.agent.markers import close_attempts, interrupted_attempts
 from skill2env.agent.rollout import RolloutRunner, TaskRef, attempt_specs
 from skill2env.agent.tables import rollouts_frame, trajectory_steps_frame
@@ -64,7 +65,7 @@ def roll_out_domain(
     code_version: str,
 ) -> DomainRollouts:
     """Close the domain's interrupted attempts, run `attempts` attempts of every task, write
-    `rollouts` and `trajectory_steps` for the partition in one transaction."""
+    `rollouts`, `trajectory_steps` and `rollout_flags` for the partition in one transaction."""
     refs = tasks_of_domain(lake, home, domain)
     return roll_out(lake, home, domain, refs, runner, attempts=attempts, partition=domain, run_id=run_id,
                     code_version=code_version)  # fmt: skip
@@ -84,14 +85,17 @@ def roll_out(
     more_writes: Callable[[list[Trajectory]], list[TableWrite]] | None = None,
 ) -> DomainRollouts:
     """Close the domain's interrupted attempts, run `attempts` attempts of every task in `refs`, and
-    write `rollouts`, `trajectory_steps` and whatever `more_writes` makes of this run's attempts
-    (scores, SFT rows) under `partition` in one transaction; then mark the recovered attempts closed."""
+    write `rollouts`, `trajectory_steps`, `rollout_flags` and whatever `more_writes` makes of this run's
+    attempts (scores, SFT rows) under `partition` in one transaction; then mark the recovered attempts
+    closed."""
     recovered = interrupted_attempts(lake, TrajectoryFiles(home.root), domain)
     trajectories = runner.run_all(attempt_specs(refs, attempts)) if refs else []
     everything = [*recovered, *trajectories]
+    inputs = {ref.task_id: workspace_inputs(ref.task.workspace_dir) for ref in refs}
     writes = [
         TableWrite("rollouts", rollouts_frame(everything), partition_key=partition),
         TableWrite("trajectory_steps", trajectory_steps_frame(everything), partition_key=partition),
+        TableWrite("rollout_flags", flags_frame(everything, inputs), partition_key=partition),
         *(more_writes(trajectories) if more_writes is not None else []),
     ]
     lake.write(writes, run_id=run_id, code_version=code_version)

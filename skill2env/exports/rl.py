@@ -3,9 +3,13 @@
     out/tasks/<task_id>/            each accepted task not flagged as defective, byte for byte as stored
     out/item_pass_rates.parquet     one row per (task, rubric item) — per policy when several rolled a task
     out/item_pass_rates.csv         the same table
+    out/rollouts.parquet            one row per verified attempt at an exported task: its reward, and
+    out/rollouts.csv                whether its trajectory was flagged (`rollout_flags`), by which rules
 
 The weights are the `item_pass_rates` view's: w'_c ∝ w_c · (1 − p_c + 0.1), normalised per group of
 attempts, so items the group rarely passes count more (CompoWorld's low-pass-rate up-weighting).
+Flagged attempts still count in the pass rates (the verifier scored them); `flagged_attempts` says how
+many of a group's were, and `rollouts.*` which ones.
 """
 
 from __future__ import annotations
@@ -23,8 +27,13 @@ from skill2env.tasks.store import TaskStore
 
 TASKS_DIR = "tasks"
 RATES_STEM = "item_pass_rates"
+ROLLOUTS_STEM = "rollouts"
 PASS_RATE_COLUMNS = ("task_id", "task_digest", "domain", "iteration", "policy", "item_id", "method", "weight",
-                     "attempts", "passes", "mean_q", "pass_rate", "rl_weight")  # fmt: skip
+                     "attempts", "passes", "mean_q", "pass_rate", "rl_weight", "flagged_attempts")  # fmt: skip
+ROLLOUT_COLUMNS = ("rollout_id", "task_id", "task_digest", "domain", "iteration", "policy", "attempt",
+                   "verification", "reward", "full_credit", "flagged", "flag_rules", "flag_severity",
+                   "flag_steps")  # fmt: skip
+GROUP = ("task_id", "iteration", "policy")
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,10 @@ class RlExport:
     """The table written: one row per (task, policy, rubric item) of the exported tasks."""
     parquet: Path
     csv: Path
+    rollouts: pl.DataFrame
+    """One row per verified attempt at an exported task, `flagged` with its `flag_rules`."""
+    rollouts_parquet: Path
+    rollouts_csv: Path
 
     @property
     def tasks_with_rates(self) -> int:
@@ -42,8 +55,9 @@ class RlExport:
 
 def export_rl(lake: Lake, store: TaskStore, out: Path, *, policy: str | None = None) -> RlExport:
     """Copy the accepted tasks not flagged as defective (by a hardening round or in `task_defects`, by id
-    or by content) to `out/tasks/<task_id>/` and write their item pass rates (of `policy`'s attempts, or
-    every policy's) as Parquet and CSV beside them.
+    or by content) to `out/tasks/<task_id>/` and write their item pass rates and their verified attempts
+    (of `policy`'s attempts, or every policy's; attempts whose trajectory is in `rollout_flags` marked) as
+    Parquet and CSV beside them.
 
     Raises:
         skill2env.tasks.export.ExportError: a stored directory is missing or no longer matches its digest.
@@ -52,16 +66,29 @@ def export_rl(lake: Lake, store: TaskStore, out: Path, *, policy: str | None = N
     with lake.reading() as reader:
         tasks = reader.query(load_sql("queries/rl_tasks"))
         rates = reader.query(load_sql("queries/rl_item_pass_rates"), {"policy": policy})
+        attempts = reader.query(load_sql("queries/rl_rollouts"), {"policy": policy})
     exported = export_tasks(tasks.to_dicts(), store, out / TASKS_DIR)
+    of_task = tasks.select("task_id", "task_digest", "domain")
+    rollouts = attempts.join(of_task, on="task_id", how="inner").select(ROLLOUT_COLUMNS)
+    flagged = (
+        rollouts.filter(pl.col("verification") == "scored")
+        .group_by(GROUP)
+        .agg(flagged_attempts=pl.col("flagged").sum().cast(pl.Int64))
+    )
     table = (
-        rates.join(tasks.select("task_id", "task_digest", "domain"), on="task_id", how="inner")
+        rates.join(of_task, on="task_id", how="inner")
+        .join(flagged, on=GROUP, how="left")
+        .with_columns(pl.col("flagged_attempts").fill_null(0))
         .select(PASS_RATE_COLUMNS)
         .sort("task_id", "policy", "item_id")
     )
     parquet, csv = out / f"{RATES_STEM}.parquet", out / f"{RATES_STEM}.csv"
     _replace(parquet, table.write_parquet)
     _replace(csv, table.write_csv)
-    return RlExport(exported, table, parquet, csv)
+    rollouts_parquet, rollouts_csv = out / f"{ROLLOUTS_STEM}.parquet", out / f"{ROLLOUTS_STEM}.csv"
+    _replace(rollouts_parquet, rollouts.write_parquet)
+    _replace(rollouts_csv, rollouts.write_csv)
+    return RlExport(exported, table, parquet, csv, rollouts, rollouts_parquet, rollouts_csv)
 
 
 def _replace(target: Path, write: Callable[[Path], object]) -> None:

@@ -66,7 +66,7 @@ NOP_RAW, NOP_PASSING = 0.1, {"sources_untouched"}
 def assert_honest(result: VerificationResult, raw: float, passing: set[str]) -> None:
     assert result.status == "scored", result.error
     assert result.raw_reward == pytest.approx(raw)
-    assert result.reward == pytest.approx(raw / 0.8)
+    assert result.reward == pytest.approx(raw) and not result.full_credit
     assert {r.item_id for r in result.items if r.status == ItemStatus.passed} == passing
     assert result.item("report_quality").status == ItemStatus.unscored
 
@@ -97,7 +97,7 @@ def test_a_solved_task_keeps_its_reward_whatever_else_the_agent_plants(new_sandb
 
     for result in (verify_rollout(agent, TASK, RUBRIC, new_sandbox(LIMITS)), verify_in_sandbox(agent, TASK, RUBRIC)):
         assert result.status == "scored", result.error
-        assert result.reward == pytest.approx(1.0) and result.raw_reward == pytest.approx(0.8)
+        assert result.reward == pytest.approx(0.8) and result.raw_reward == pytest.approx(0.8)  # the judge item: 0
 
 
 def test_a_link_out_of_the_workspace_is_refused_not_followed(new_sandbox: SandboxFactory) -> None:
@@ -107,11 +107,16 @@ def test_a_link_out_of_the_workspace_is_refused_not_followed(new_sandbox: Sandbo
     # the real deliverable replaced by a link to a file outside the workspace with the same content
     agent.exec("cp output/summary.json /tmp/summary.json && ln -sf /tmp/summary.json output/summary.json")
 
-    result = verify_in_sandbox(agent, TASK, RUBRIC)
+    in_place = verify_in_sandbox(agent, TASK, RUBRIC)
+    fresh = verify_rollout(agent, TASK, RUBRIC, new_sandbox(LIMITS))
 
-    summary = result.item("summary_values")
+    summary = in_place.item("summary_values")
     assert summary.status == ItemStatus.failed
     assert summary.evidence["summary"] == "output/summary.json is a link leading outside the workspace"
+    # a fresh verification never even copies a link in: the deliverable is missing there
+    assert fresh.item("summary_values").status == ItemStatus.failed
+    assert fresh.item("summary_values").evidence["summary"] == "output/summary.json does not exist"
+    assert "not copied in" in fresh.verifier_log and "output/summary.json" in fresh.verifier_log
 
 
 def test_odd_files_the_agent_leaves_do_not_turn_verification_into_an_infra_error(new_sandbox: SandboxFactory) -> None:
@@ -126,7 +131,7 @@ def test_odd_files_the_agent_leaves_do_not_turn_verification_into_an_infra_error
     result = verify_rollout(agent, TASK, RUBRIC, new_sandbox(LIMITS))
 
     assert result.status == "scored", result.error
-    assert result.reward == pytest.approx(1.0)
+    assert result.raw_reward == pytest.approx(0.8) and result.reward == pytest.approx(0.8)
 
 
 def test_an_unreadable_deliverable_fails_its_items_and_is_shown_to_the_judge_as_such(

@@ -50,9 +50,9 @@ def test_policies_score_as_designed_in_a_fresh_sandbox(new_sandbox: SandboxFacto
     assert result.status == "scored", result.error
     assert result.isolation == "fresh"
     assert result.raw_reward == pytest.approx(raw)
-    assert result.reward == pytest.approx(raw / 0.8)
-    assert result.scored_weight == pytest.approx(0.8) and not result.complete
-    assert result.flags == [Flag.unscored, Flag.partial] and result.passed is None
+    assert result.reward == pytest.approx(raw)  # the unscored judge item counts 0
+    assert result.scored_weight == pytest.approx(0.8) and not result.complete and not result.full_credit
+    assert result.flags == [Flag.unscored, Flag.incomplete] and result.passed is None
     assert {r.item_id for r in result.items if r.status == ItemStatus.passed} == passing
     assert result.item("report_quality").status == ItemStatus.unscored
     failing = [r for r in result.items if r.status == ItemStatus.failed]
@@ -91,7 +91,7 @@ def test_harbors_own_test_sh_writes_the_same_reward_file(
     harbor = json.loads(agent.read_file("/logs/verifier/reward.json"))
 
     assert run.ok, run.stderr
-    assert harbor == {**{item: 1.0 for item in DETERMINISTIC}, "reward": 1.0, "scored_weight": pytest.approx(0.8)}
+    assert harbor == {**{item: 1.0 for item in DETERMINISTIC}, "reward": 0.8, "scored_weight": pytest.approx(0.8)}
     assert verify_in_sandbox(agent, task, RUBRIC).reward_json() == harbor
 
 

@@ -34,7 +34,7 @@ from skill2env.llm.ledger import Ledger
 from skill2env.pipeline.authors import offline_or_model_author
 from skill2env.rubric.checks import run_check
 from skill2env.rubric.models import Method, Rubric
-from skill2env.tasks.build import author_tasks
+from skill2env.tasks.build import Authored, author_tasks
 from skill2env.tasks.checks import check_draft
 from skill2env.tasks.draft import TaskDraft
 from skill2env.tasks.generator import GeneratorUnavailable
@@ -57,14 +57,17 @@ def author(make_client: ClientFactory, runner: SubprocessRunner) -> ModelAuthor:
     return ModelAuthor(make_client(cache=CacheMode.off), runner=runner)
 
 
-def _record(author: ModelAuthor, tmp_path: Path) -> TaskRecord:
+def _authored(author: ModelAuthor, tmp_path: Path) -> Authored:
     """Author the log skill through the pipeline's path (check, store, record)."""
     skills_root = tmp_path / "skills"
     if not (skills_root / "ops").is_dir():
         make_log_skill(skills_root)
     store = TaskStore(tmp_path / "home")
-    authored = author_tasks([log_skill_row()], selection_rows(), author, skills_root=skills_root, store=store)
-    (record,) = authored.tasks
+    return author_tasks([log_skill_row()], selection_rows(), author, skills_root=skills_root, store=store)
+
+
+def _record(author: ModelAuthor, tmp_path: Path) -> TaskRecord:
+    (record,) = _authored(author, tmp_path).tasks
     return record
 
 
@@ -374,12 +377,14 @@ def test_in_bwrap_the_generator_runs_sandboxed_and_the_task_passes_its_gates(
     require_backend("bwrap")
     server.script(json_answer(blueprint_answer()), json_answer(build_answer()))
     author = ModelAuthor(make_client(cache=CacheMode.off))  # the default runner: bwrap
-    record = _record(author, tmp_path)
+    authored = _authored(author, tmp_path)
+    (record,) = authored.tasks
+    ((blueprint, _),) = authored.blueprints
     assert record.status == TaskStatus.built, record.reasons
 
     task_dir = TaskStore(tmp_path / "home").resolve(record.store_path or "")
     rubric = Rubric.model_validate_json((task_dir / "tests" / "rubric.json").read_text())
-    validation = validate_task(record.task_id or "", task_dir, rubric, backend="bwrap", leaked=[])
+    validation = validate_task(record.task_id or "", task_dir, rubric, backend="bwrap", blueprint=blueprint)
     outcomes = {o.gate.value: o.status.value for o in validation.outcomes}
     assert validation.accepted, [(o.gate.value, o.status.value, o.evidence) for o in validation.outcomes]
     assert outcomes == {"oracle": "passed", "nop": "passed", "partial": "passed", "leak": "passed", "judge": "skipped"}

@@ -24,7 +24,8 @@ def rl_environments_asset(iterations: int) -> dg.AssetsDefinition:
     def rl_environments(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
         """Every accepted task not flagged as defective, as a Harbor directory under
         `<home>/exports/rl/tasks/`, with `item_pass_rates.parquet` / `.csv` (per rubric item of each
-        attempt group: pass rate and the low-pass-rate RL weight)."""
+        attempt group: pass rate and the low-pass-rate RL weight) and `rollouts.parquet` / `.csv` (per
+        verified attempt; those whose trajectory is in `rollout_flags` marked `flagged`)."""
         home = Home.resolve(lake.home or None)
         out = home.root.joinpath(*RL_DIR)
         exported = export_rl(lake.lake(), TaskStore.of(home), out)
@@ -39,6 +40,7 @@ def rl_environments_asset(iterations: int) -> dg.AssetsDefinition:
                 "dagster/row_count": exported.pass_rates.height,
                 "tasks": len(exported.tasks),
                 "tasks_with_pass_rates": exported.tasks_with_rates,
+                "flagged_attempts": exported.rollouts.filter(pl.col("flagged")).height,
                 "by_iteration": dg.MetadataValue.md(markdown_table(by_iteration)),
                 "directory": dg.MetadataValue.path(str(out)),
             }

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 import duckdb
+import polars as pl
 from pydantic import ValidationError
 from rich.console import Console
 
@@ -47,8 +48,9 @@ def _existing_lake(home: Path | None) -> tuple[Home, Lake]:
 def export_sft(out: Path, min_reward: float, fmt: str, home: Path | None) -> None:
     """Write the SFT examples whose reward exceeds --min-reward to OUT, each with its lineage.
 
-    Only completed, verified rollouts qualify (no infrastructure error), of tasks not flagged as defective
-    (by a hardening round or in `task_defects`); every example is validated before the file appears.
+    Only completed, verified rollouts qualify (no infrastructure error), whose trajectory is not in
+    `rollout_flags`, of tasks not flagged as defective (by a hardening round or in `task_defects`); every
+    example is validated before the file appears.
     """
     _, lake = _existing_lake(home)
     try:
@@ -73,8 +75,9 @@ def export_sft(out: Path, min_reward: float, fmt: str, home: Path | None) -> Non
 @home_option
 def export_rl_command(out: Path, policy: str | None, home: Path | None) -> None:
     """Write the accepted task directories (OUT/tasks/<task_id>/) and their per-item pass rates with the
-    low-pass-rate RL weights (OUT/item_pass_rates.parquet and .csv). Tasks flagged as defective (by a
-    hardening round or in `task_defects`) are left out."""
+    low-pass-rate RL weights (OUT/item_pass_rates.parquet and .csv), and their verified attempts with the
+    ones whose trajectory is in `rollout_flags` marked (OUT/rollouts.parquet and .csv). Tasks flagged as
+    defective (by a hardening round or in `task_defects`) are left out."""
     resolved, lake = _existing_lake(home)
     try:
         exported = export_rl(lake, TaskStore.of(resolved), out, policy=policy)
@@ -85,7 +88,8 @@ def export_rl_command(out: Path, policy: str | None, home: Path | None) -> None:
     console.print(
         f"Exported {len(exported.tasks)} task(s) to {out / 'tasks'} ({written} written); pass rates of "
         f"{exported.tasks_with_rates} of them ({exported.pass_rates.height} items) in {exported.parquet.name} "
-        f"and {exported.csv.name}."
+        f"and {exported.csv.name}; {exported.rollouts.height} attempt(s), "
+        f"{exported.rollouts.filter(pl.col('flagged')).height} flagged, in {exported.rollouts_parquet.name}."
     )
 
 

@@ -6,32 +6,39 @@ import shlex
 
 VERIFIER_OUT = "/logs/verifier"
 FORGE_PY = """
-import json, os
+import os
 def _skill2env_probe_forge():
-    items = []
+    ids = []
     for rubric in ("/tests/rubric.json", "/tests/eval_spec.json"):
         try:
             with open(rubric) as handle:
-                items = [i.get("id") for i in json.load(handle)["items"]]
-            break
+                text = handle.read()
         except Exception:
-            pass
-    out = "/logs/verifier"
+            continue
+        for chunk in text.split('"id"')[1:]:
+            parts = chunk.split('"')
+            if len(parts) > 1:
+                ids.append(parts[1])
+        break
+    entries = ", ".join('{"id": "%s", "status": "passed", "q": 1.0, "evidence": {}, "error": null}' % i for i in ids)
+    scores = "".join('"%s": 1.0, ' % i for i in ids)
+    documents = {
+        "results.json": '{"schema_version": 1, "status": "scored", "reward": 1.0, "scored_weight": 1.0, '
+                        '"counts": {}, "items": [%s]}' % entries,
+        "reward.json": '{%s"reward": 1.0, "scored_weight": 1.0}' % scores,
+        "judge_inputs.json": "{}",
+        "reward.txt": "1\\n",
+    }
     try:
-        os.makedirs(out, exist_ok=True)
-        results = {"schema_version": 1, "status": "scored", "reward": 1.0, "scored_weight": 1.0, "counts": {},
-                   "items": [{"id": i, "status": "passed", "q": 1.0, "evidence": {}, "error": None} for i in items]}
-        reward = dict.fromkeys(items, 1.0)
-        reward.update(reward=1.0, scored_weight=1.0)
-        for name, doc in (("results.json", results), ("reward.json", reward), ("judge_inputs.json", {})):
-            with open(os.path.join(out, name), "w") as handle:
-                json.dump(doc, handle)
-        with open(os.path.join(out, "reward.txt"), "w") as handle:
-            handle.write("1\\n")
+        os.makedirs("/logs/verifier", exist_ok=True)
+        for name, text in documents.items():
+            with open(os.path.join("/logs/verifier", name), "w") as handle:
+                handle.write(text)
     except Exception:
         pass
 """
-"""Reads the rubric the verifier was given and writes every verifier output as full credit."""
+"""Reads the rubric the verifier was given and writes every verifier output as full credit. It imports
+nothing but `os` (already loaded at startup): a look-alike json.py or re.py must not break it."""
 
 HOOK_PY = FORGE_PY + "import atexit\natexit.register(_skill2env_probe_forge)\n"
 """A module that forges the outputs when the interpreter that imported it exits (after the verifier wrote)."""

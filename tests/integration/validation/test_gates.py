@@ -11,6 +11,7 @@ from task_samples import billing_draft, make_skill_dir
 
 from skill2env.rubric.models import Rubric
 from skill2env.sandbox.backends import BackendName
+from skill2env.patterns.models import InformationLevel
 from skill2env.tasks.draft import TaskDraft
 from skill2env.tasks.harbor import write_task_dir
 from skill2env.validation.gates import Gate, GateStatus, validate_task
@@ -31,7 +32,8 @@ def _status(validation: object, gate: Gate) -> GateStatus:
 
 def test_a_sound_task_passes_every_gate(tmp_path: Path) -> None:
     draft = billing_draft()
-    validation = validate_task("sound", _write(draft, tmp_path), draft.blueprint.rubric, backend=BACKEND, leaked=[])
+    validation = validate_task("sound", _write(draft, tmp_path), draft.blueprint.rubric, backend=BACKEND,
+                                blueprint=draft.blueprint)
     assert validation.accepted, [o.evidence for o in validation.outcomes]
     oracle = next(o for o in validation.outcomes if o.gate == Gate.oracle)
     assert oracle.reward is not None and oracle.reward >= 0.99
@@ -41,7 +43,7 @@ def test_an_oracle_that_fails_its_own_checks_is_rejected(tmp_path: Path) -> None
     draft = billing_draft()
     broken = dataclasses.replace(draft, solve_sh=draft.solve_sh.replace("total_paid", "total_unpaid"))
     validation = validate_task("bad-oracle", _write(broken, tmp_path), draft.blueprint.rubric, backend=BACKEND,
-                               leaked=[])  # fmt: skip
+                               blueprint=draft.blueprint)  # fmt: skip
     assert not validation.accepted and _status(validation, Gate.oracle) == GateStatus.failed
 
 
@@ -51,22 +53,28 @@ def test_a_task_the_nop_passes_is_rejected(tmp_path: Path) -> None:
     unchanged = [item for item in draft.blueprint.rubric.items if item.check and item.check.check == "file_unchanged"]
     assert unchanged, "the sample rubric has a file_unchanged item"
     lenient = Rubric(items=[unchanged[0].model_copy(update={"weight": 1.0})])
-    validation = validate_task("nop-passes", _write(draft, tmp_path), lenient, backend=BACKEND, leaked=[])
+    validation = validate_task("nop-passes", _write(draft, tmp_path), lenient, backend=BACKEND,
+                                blueprint=draft.blueprint)
     assert not validation.accepted and _status(validation, Gate.nop) == GateStatus.failed
 
 
 def test_a_task_a_partial_solution_passes_is_rejected(tmp_path: Path) -> None:
     draft = billing_draft()
     validation = validate_task("partial-passes", _write(draft, tmp_path), draft.blueprint.rubric, backend=BACKEND,
-                               leaked=[], partial_fraction=1.0)  # fmt: skip
+                               blueprint=draft.blueprint, partial_fraction=1.0)  # fmt: skip
     assert not validation.accepted and _status(validation, Gate.partial) == GateStatus.failed
 
 
-def test_a_leaking_task_is_rejected(tmp_path: Path) -> None:
+def test_a_value_that_reaches_the_stored_task_after_the_draft_was_checked_is_a_leak(tmp_path: Path) -> None:
     draft = billing_draft()
-    validation = validate_task("leaky", _write(draft, tmp_path), draft.blueprint.rubric, backend=BACKEND,
-                               leaked=["totals.outstanding: 791.50 found in notes.md"])  # fmt: skip
+    task_dir = _write(draft, tmp_path)
+    hidden = next(f for f in draft.blueprint.facts_at(InformationLevel.AUTHOR_ONLY) if f.id == "outstanding")
+    notes = task_dir / "environment" / "workspace" / "notes.md"
+    notes.write_text(f"{notes.read_text() if notes.exists() else ''}\nOutstanding in all: {hidden.value}\n")
+    validation = validate_task("leaky", task_dir, draft.blueprint.rubric, backend=BACKEND, blueprint=draft.blueprint)
     assert not validation.accepted and _status(validation, Gate.leak) == GateStatus.failed
+    leak = next(o for o in validation.outcomes if o.gate == Gate.leak)
+    assert "outstanding" in leak.evidence and "notes.md" in leak.evidence
     assert json.dumps([o.gate.value for o in validation.outcomes]) == json.dumps(
-        ["oracle", "nop", "partial", "leak", "judge"]
+        ["oracle", "nop", "partial", "leak", "judge", "hack_probe"]
     )

@@ -18,7 +18,7 @@ import polars as pl
 from assets.catalog import skill_catalog
 from assets.compoworld import compo_rollouts, compo_tasks, service_graph
 from assets.curation import curated_skills
-from assets.iterations import DEFAULT_ITERATIONS, iteration_assets
+from assets.iterations import DEFAULT_ITERATIONS, SFT_MIN_REWARD, iteration_assets
 from assets.partitions import DOMAIN_PARTITIONS_NAME
 from assets.patterns import pattern_library, pattern_selections
 from assets.rl_export import rl_environments_asset
@@ -27,6 +27,7 @@ from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.home import Home, activate_home
 from skill2env.lake.lake import Lake
+from skill2env.lake.sqlfiles import load_sql
 
 catalog_job = dg.define_asset_job(
     "catalog_job",
@@ -258,7 +259,7 @@ def run_pipeline(
         validation_funnel=lake.query("SELECT * FROM validation_funnel"),
         task_stats=lake.query("SELECT * FROM task_stats"),
         hardening_curve=lake.query("SELECT * FROM hardening_curve"),
-        sft_examples=int(lake.query("SELECT count(*) FROM sft_examples WHERE reward > 0.9").item()),
+        sft_examples=lake.query(load_sql("queries/sft_candidates"), {"min_reward": SFT_MIN_REWARD}).height,
         rl_tasks=_count_dirs(home.root / "exports" / "rl" / "tasks"),
     )
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from task_samples import billing_draft, make_skill_dir
 
+from skill2env.patterns.models import InformationLevel
 from skill2env.rubric.models import Rubric
 from skill2env.sandbox.backends import BackendName
-from skill2env.patterns.models import InformationLevel
 from skill2env.tasks.draft import TaskDraft
 from skill2env.tasks.harbor import write_task_dir
 from skill2env.validation.gates import Gate, GateStatus, validate_task
@@ -32,8 +32,9 @@ def _status(validation: object, gate: Gate) -> GateStatus:
 
 def test_a_sound_task_passes_every_gate(tmp_path: Path) -> None:
     draft = billing_draft()
-    validation = validate_task("sound", _write(draft, tmp_path), draft.blueprint.rubric, backend=BACKEND,
-                                blueprint=draft.blueprint)
+    validation = validate_task(
+        "sound", _write(draft, tmp_path), draft.blueprint.rubric, backend=BACKEND, blueprint=draft.blueprint
+    )
     assert validation.accepted, [o.evidence for o in validation.outcomes]
     oracle = next(o for o in validation.outcomes if o.gate == Gate.oracle)
     assert oracle.reward is not None and oracle.reward >= 0.99
@@ -53,8 +54,9 @@ def test_a_task_the_nop_passes_is_rejected(tmp_path: Path) -> None:
     unchanged = [item for item in draft.blueprint.rubric.items if item.check and item.check.check == "file_unchanged"]
     assert unchanged, "the sample rubric has a file_unchanged item"
     lenient = Rubric(items=[unchanged[0].model_copy(update={"weight": 1.0})])
-    validation = validate_task("nop-passes", _write(draft, tmp_path), lenient, backend=BACKEND,
-                                blueprint=draft.blueprint)
+    validation = validate_task(
+        "nop-passes", _write(draft, tmp_path), lenient, backend=BACKEND, blueprint=draft.blueprint
+    )
     assert not validation.accepted and _status(validation, Gate.nop) == GateStatus.failed
 
 

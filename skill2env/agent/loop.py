@@ -7,8 +7,12 @@ Each turn the actor (a model or a script) answers; its tool calls run in order (
 turn when it calls tools in parallel), each answered by one tool message. The loop ends when
 the agent calls `finish` or answers without a tool call (`completed`), or at a limit:
 `max_turns`, `max_tokens` (input + output over the whole attempt), `agent_timeout` (its wall
-clock). Failures are the trajectory's status, never an exception: the endpoint or the sandbox
-failing is `infra_error`, the model's answers staying unusable is `model_error`.
+clock). Failures are the trajectory's status, never an exception: the model's answers staying
+unusable is `model_error`; the sandbox broken by the agent's own commands (`SandboxBroken`: its
+command server killed under the sandbox's memory limit, starved, or dead of a signal from inside)
+is `sandbox_broken`, the sandbox's wall clock running out is `agent_timeout` — both the attempt's
+own outcomes, scored on the workspace it left; the endpoint, the engine, the host or skill2env
+failing is `infra_error`.
 """
 
 from __future__ import annotations
@@ -29,14 +33,17 @@ from skill2env.agent.trajectory import Observation, RolloutStatus, StepMetrics, 
 from skill2env.llm.errors import ModelError
 from skill2env.llm.tools import ToolCall, tool_result_message
 from skill2env.llm.wire import Message
-from skill2env.sandbox.errors import SandboxDeadlineExceeded, SandboxError
+from skill2env.sandbox.errors import SandboxBroken, SandboxDeadlineExceeded, SandboxError
 from skill2env.sandbox.task import TaskDir
 
 log = logging.getLogger(__name__)
 
-TOOL_GRACE_S = 30.0
+TOOL_GRACE_S = 90.0
 """A tool call may overrun the agent's remaining time by this much (the sandbox's kill grace and
-its own overhead) before the sandbox counts as unresponsive."""
+its own overhead) before the sandbox counts as unresponsive. Longer than a sandbox waits for its
+command server's reply (`command_client.REPLY_SLACK_S` past the command's timeout and kill grace):
+a server that stops answering is first reported by the sandbox, which knows whether the cause lies
+inside it (`sandbox_broken`) or outside (`infra_error`)."""
 SYSTEM_PROMPT = """\
 You are an autonomous agent solving a task inside a Linux sandbox. Your working directory is {workdir}.
 Act only through the tools: `bash` runs a shell command; `read_file`, `write_file` and `list_dir` work on \
@@ -143,6 +150,8 @@ async def run_agent(
         error = f"{type(exc).__name__}: {exc}"
     except SandboxDeadlineExceeded as exc:
         status, error = "agent_timeout", f"{type(exc).__name__}: {exc}"
+    except SandboxBroken as exc:
+        status, error = "sandbox_broken", f"{type(exc).__name__}: {exc}"
     except (SandboxError, OSError) as exc:
         status, error = "infra_error", f"{type(exc).__name__}: {exc}"
     except _Unresponsive as exc:

@@ -11,8 +11,12 @@ them — and let the actor set it up; run the agent loop; snapshot the final wor
 Attempts run under a semaphore of `concurrency` sandboxes (default `$SKILL2ENV_SANDBOX_SLOTS`),
 their blocking sandbox and file calls in a thread pool of twice the size (nothing blocking runs
 on the event loop they share). Whatever fails, an attempt
-ends as a trajectory with a status, never as an exception; an infrastructure failure is
-`infra_error`.
+ends as a trajectory with a status, never as an exception. What the agent's own commands did to
+the sandbox is the attempt's: a sandbox they broke (`sandbox_broken`) or whose wall clock ran out
+(`agent_timeout`) is still snapshotted for scoring, and where its workspace cannot be read any
+more (a container that ended takes its tmpfs workspace with it) the attempt keeps its status with
+the reason added to its error and no workspace: a failed attempt, not a retried one. Only faults
+outside the sandbox (the engine, the host, skill2env itself) are `infra_error`.
 """
 
 from __future__ import annotations
@@ -49,6 +53,10 @@ log = logging.getLogger(__name__)
 
 SandboxFactory = Callable[[SandboxLimits, str], Sandbox]
 """(limits, rollout id) → a not-yet-started sandbox."""
+
+AGENTS_OWN_SANDBOX_ENDS = frozenset({"agent_timeout", "sandbox_broken"})
+"""Statuses whose sandbox may be gone by the snapshot because of the agent itself: its wall clock
+ran out, or its commands broke the sandbox. Without a workspace they stay what they are."""
 
 SANDBOX_SLOTS_ENV = "SKILL2ENV_SANDBOX_SLOTS"
 DEFAULT_SANDBOX_SLOTS = 2
@@ -241,7 +249,7 @@ class RolloutRunner:
             trajectory.workspace_digest, trajectory.workspace_path = digest, path
         except (SandboxError, OSError) as exc:
             problem = f"snapshotting the final workspace failed: {type(exc).__name__}: {exc}"
-            if trajectory.status == "agent_timeout":  # the sandbox may be gone with the clock; still a timeout
+            if trajectory.status in AGENTS_OWN_SANDBOX_ENDS:  # the agent's doing, workspace or not
                 trajectory.error = f"{trajectory.error}; {problem}"
             else:  # without the final workspace the attempt cannot be scored: not the agent's failure
                 trajectory.status, trajectory.error = "infra_error", problem

@@ -24,15 +24,20 @@ ATIF_SCHEMA_VERSION = "ATIF-v1.4"
 AGENT_NAME = "skill2env"
 
 RolloutStatus = Literal[
-    "started", "completed", "max_turns", "max_tokens", "agent_timeout", "model_error", "infra_error"
+    "started", "completed", "max_turns", "max_tokens", "agent_timeout", "sandbox_broken", "model_error",
+    "infra_error",
 ]  # fmt: skip
 """`started`: still running (only ever seen in a partial trajectory). The agent's own outcomes:
 `completed` (it called `finish` or answered without a tool call), `max_turns`, `max_tokens`,
-`agent_timeout` (its wall clock ran out), `model_error` (the model's answers stayed unusable:
-invalid after every repair round, refused, cut off). `infra_error`: the sandbox, the model
-endpoint or skill2env itself failed — never scored as a failed attempt."""
+`agent_timeout` (its wall clock ran out), `sandbox_broken` (its own commands broke the sandbox:
+the OOM killer ended the command server under the sandbox's memory limit, the server was starved
+or died of a signal the kernel sends for what happened inside; `error` says which, and the attempt
+is scored on the workspace it left, or failed where none could be read), `model_error` (the
+model's answers stayed unusable: invalid after every repair round, refused, cut off).
+`infra_error`: something outside the sandbox failed (the engine, the host, the model endpoint,
+skill2env itself) — never scored as a failed attempt."""
 FINAL_STATUSES = frozenset(
-    {"completed", "max_turns", "max_tokens", "agent_timeout", "model_error", "infra_error"}
+    {"completed", "max_turns", "max_tokens", "agent_timeout", "sandbox_broken", "model_error", "infra_error"}
 )  # fmt: skip
 StepSource = Literal["system", "user", "agent"]
 

@@ -10,24 +10,40 @@ ends (at `stop`, or with this process) the kernel ends every process in the name
 as root get namespaces of their own per command, as every command did before the server (one
 user namespace maps one uid); so do all commands where the system has no python3.
 
-Limits come from `prlimit` (processes, address space, file size, open files) since there is no
-cgroup of our own. Run as root, the rollout's directories live on a size-limited tmpfs and
-commands run as a dedicated unprivileged host uid; run as a user, they run as that user on a
-plain directory (file size capped per file, not in total).
+Limits come from `prlimit` (processes, address space, file size, open files). Run as root, the
+rollout's directories live on a size-limited tmpfs, commands run as a dedicated unprivileged host
+uid, and where the memory controller is writable the sandbox gets a memory cgroup of its own
+(`MemoryCgroup`): `memory_mb` bounds everything in it together — the tmpfs pages its commands
+write too — as a container's limit does, and the OOM killer acts inside it. Run as a user, commands
+run as that user on a plain directory (file size capped per file, not in total; memory per
+process).
+
+When the command server dies or stops answering, the sandbox says whose doing it was
+(`_server_lost`): the outer bwrap killed by a signal (only something on the host can reach it),
+or the server ended by a signal that only the host can send it (SIGKILL without an OOM kill in the
+sandbox's cgroup, SIGTERM, ...), or exiting by itself: outside, `SandboxCrashed`. The OOM killer
+(counted by the sandbox's cgroup, or without one by the host's counter: the agent's commands are
+its first choice, so it reaches the server only when the sandbox's own processes got it there), a
+signal the kernel sends for what happened inside, or a server that stops answering while it still
+runs (starved by the sandbox's processes): the agent's, `SandboxBroken`. The workspace stays on the
+host either way, so such an attempt can still be scored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import posixpath
 import selectors
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from skill2env.sandbox.base import (
@@ -45,14 +61,19 @@ from skill2env.sandbox.base import (
 from skill2env.sandbox.base_image import SANDBOX_UID, SANDBOX_USER
 from skill2env.sandbox.command_client import (
     HARDENING_FAILED,
+    STOP_WAIT_S,
     CommandServer,
     exec_result,
     popen_from_lasting_thread,
     server_argv,
+    server_end,
 )
 from skill2env.sandbox.errors import (
+    CommandServerLost,
+    SandboxBroken,
     SandboxCrashed,
     SandboxDeadlineExceeded,
+    SandboxError,
     SandboxNotRunning,
     SandboxPathError,
     SandboxTimeout,
@@ -108,6 +129,107 @@ KILLED_EXIT_CODE = 137
 SERVER_LOG = "command-server.log"
 """The command server's stderr, beside (not in) the rollout's file system."""
 SETPRIV = shutil.which("setpriv") or "/usr/bin/setpriv"
+SHELL = shutil.which("sh") or "/bin/sh"
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"'
+"""Run as `sh -c JOIN_CGROUP <cgroup.procs> argv...`: argv starts inside the cgroup, with everything it forks."""
+CGROUP_REMOVE_WAIT_S = 2.0
+
+
+@dataclass(frozen=True)
+class MemoryCgroup:
+    """A sandbox's own memory cgroup (cgroup v1's memory controller, or v2's where it is delegated
+    to skill2env's cgroup), below skill2env's own: one limit on all its processes together and on
+    the tmpfs pages they write, swap included; its OOM kill count tells an OOM inside it from a
+    signal from outside. Made only as root; None where the controller is missing or read-only."""
+
+    path: Path
+    v2: bool
+
+    @classmethod
+    def create(cls, group: str, name: str, limit_bytes: int) -> MemoryCgroup | None:
+        own = _own_memory_cgroup()
+        if own is None:
+            return None
+        base, v2 = own
+        path = base / group / name
+        try:
+            path.parent.mkdir(exist_ok=True)
+            if v2:
+                (path.parent / "cgroup.subtree_control").write_text("+memory")
+            path.mkdir()
+            cgroup = cls(path, v2)
+            cgroup._write("memory.max" if v2 else "memory.limit_in_bytes", str(limit_bytes))
+            swap = "memory.swap.max" if v2 else "memory.memsw.limit_in_bytes"
+            if (path / swap).exists():
+                cgroup._write(swap, "0" if v2 else str(limit_bytes))
+        except OSError as exc:
+            logger.warning("no memory cgroup for sandbox %s (memory is limited per process): %s", name, exc)
+            with contextlib.suppress(OSError):
+                path.rmdir()
+            return None
+        return cgroup
+
+    @property
+    def procs(self) -> Path:
+        return self.path / "cgroup.procs"
+
+    def oom_kills(self) -> int:
+        """Processes the OOM killer ended in this cgroup (0 where the kernel does not count them)."""
+        try:
+            text = (self.path / ("memory.events" if self.v2 else "memory.oom_control")).read_text()
+        except OSError:
+            return 0
+        counts = dict(line.split(maxsplit=1) for line in text.splitlines() if " " in line)
+        return int(counts.get("oom_kill", "0"))
+
+    def remove(self) -> None:
+        """Remove it once its processes are gone (SIGKILLed ones take a moment to leave)."""
+        deadline = time.monotonic() + CGROUP_REMOVE_WAIT_S
+        while True:
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                if time.monotonic() >= deadline:
+                    logger.warning("memory cgroup %s left behind: %s", self.path, exc)
+                    return
+                time.sleep(0.02)
+
+    def _write(self, name: str, value: str) -> None:
+        (self.path / name).write_text(value)
+
+
+def _own_memory_cgroup() -> tuple[Path, bool] | None:
+    """(this process's memory cgroup directory, cgroup v2?) where sandboxes' cgroups can be made below it."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        hierarchy, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            base = CGROUP_ROOT / "memory" / path.lstrip("/")
+            return (base, False) if os.access(base, os.W_OK) else None
+    for line in lines:
+        hierarchy, _, path = line.split(":", 2)
+        base = CGROUP_ROOT / path.lstrip("/")
+        if hierarchy == "0" and os.access(base, os.W_OK):
+            with contextlib.suppress(OSError):
+                if "memory" in (base / "cgroup.controllers").read_text().split():
+                    return base, True
+    return None
+
+
+def _host_oom_kills() -> int:
+    """The host's count of OOM kills (0 where the kernel does not say)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/vmstat").read_text().splitlines():
+            if line.startswith("oom_kill "):
+                return int(line.split()[1])
+    return 0
 
 
 def bwrap_root() -> Path:
@@ -148,6 +270,10 @@ class BwrapSandbox(Sandbox):
         self._as_root = os.geteuid() == 0
         self._host_uid = HOST_UID if self._as_root else os.geteuid()
         self._host_gid = HOST_UID if self._as_root else os.getegid()
+        self._cgroup: MemoryCgroup | None = None
+        self._host_oom_kills_at_start = 0
+        self._lost: SandboxError | None = None
+        """Why the command server is gone, once it is: every later agent command raises it."""
 
     @property
     def rollout_dir(self) -> Path:
@@ -179,6 +305,11 @@ class BwrapSandbox(Sandbox):
         self._task = task
         try:
             (rollout / OWNER_FILE).write_text(owner_token())
+            if self._as_root:
+                group = self._cgroup_group()
+                _remove_stale_cgroups(group, self._root)
+                self._cgroup = MemoryCgroup.create(group, self.rollout_id, self.limits.memory_mb << 20)
+            self._host_oom_kills_at_start = _host_oom_kills()
             self._make_filesystem(task)
             self._deadline = time.monotonic() + self.limits.wall_clock_s
             self._server = self._start_server()
@@ -239,10 +370,12 @@ class BwrapSandbox(Sandbox):
         if remaining <= 0:
             raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
         limit = min(timeout, remaining)
+        if user == AGENT_USER and self._lost is not None:
+            raise self._lost
         if user == AGENT_USER and self._server is not None:
             return self._exec_in_server(self._server, cmd, limit, timeout, cwd, env)
-        argv = [*self._drop_to_host_user(), *self._prlimit(), "bwrap", *self._bwrap_args(cwd, env, user), "--",
-                *shell_command(cmd)]  # fmt: skip
+        argv = [*self._join_cgroup(), *self._drop_to_host_user(), *self._prlimit(), "bwrap",
+                *self._bwrap_args(cwd, env, user), "--", *shell_command(cmd)]  # fmt: skip
         started = time.monotonic()
         try:
             process = subprocess.Popen(
@@ -284,8 +417,9 @@ class BwrapSandbox(Sandbox):
         variables = self._variables(None, AGENT_USER)
         config = {"env": variables, "output_limit": self.limits.output_limit_bytes, "kill_grace": 0, "sweep": True,
                   "require_hardening": True}  # fmt: skip
-        argv = [*self._drop_to_host_user(), *self._prlimit(), "bwrap", *self._bwrap_args(None, None, AGENT_USER),
-                "--as-pid-1", "--", *server_argv("/usr/bin/python3", config)]  # fmt: skip
+        argv = [*self._join_cgroup(), *self._drop_to_host_user(), *self._prlimit(), "bwrap",
+                *self._bwrap_args(None, None, AGENT_USER), "--as-pid-1", "--",
+                *server_argv("/usr/bin/python3", config)]  # fmt: skip
         with (self.rollout_dir / SERVER_LOG).open("wb") as log:
             try:
                 process = popen_from_lasting_thread(
@@ -316,10 +450,47 @@ class BwrapSandbox(Sandbox):
         env: Mapping[str, str] | None,
     ) -> ExecResult:
         started = time.monotonic()
-        reply = server.client.run(
-            shell_command(cmd), cwd=cwd or self.workspace, env=env, timeout=limit, reply_within=limit
-        )
+        try:
+            reply = server.client.run(
+                shell_command(cmd), cwd=cwd or self.workspace, env=env, timeout=limit, reply_within=limit
+            )
+        except CommandServerLost as exc:
+            self._lost = self._server_lost(server, exc)
+            raise self._lost from exc
         return exec_result(reply, cmd, started=started, limit=limit, timeout=timeout, rollout_id=self.rollout_id)
+
+    def _server_lost(self, server: CommandServer, lost: CommandServerLost) -> SandboxError:
+        """Whose doing the server's end is (see the module docstring)."""
+        if time.monotonic() >= self._deadline:
+            return SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
+        process = server.process
+        if lost.unresponsive and process.poll() is None:
+            return SandboxBroken(f"{lost}; the sandbox still runs: its own processes starved its command server")
+        try:  # its output ends just before it does
+            status = process.wait(timeout=STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            return SandboxCrashed(f"{lost}; its output ended, but bwrap still runs")
+        if status < 0:
+            return SandboxCrashed(f"{lost}; bwrap itself was killed by signal {-status} on the host")
+        if self._cgroup is not None:
+            oom_killed = self._cgroup.oom_kills() > 0
+        else:
+            oom_killed = _host_oom_kills() > self._host_oom_kills_at_start
+        oom_killed = oom_killed and status == 128 + signal.SIGKILL
+        log = self._server_log_tail()
+        return server_end(lost, status, oom_killed=oom_killed, detail=log)
+
+    def _server_log_tail(self) -> str:
+        with contextlib.suppress(OSError):
+            return (self.rollout_dir / SERVER_LOG).read_text(errors="replace").strip()[-2000:]
+        return ""
+
+    def _cgroup_group(self) -> str:
+        """The parent of this root's sandboxes' cgroups (one per root: stale ones are found by their rollouts)."""
+        return f"skill2env-bwrap-{hashlib.sha256(str(self._root.resolve()).encode()).hexdigest()[:12]}"
+
+    def _join_cgroup(self) -> list[str]:
+        return [SHELL, "-c", JOIN_CGROUP, str(self._cgroup.procs)] if self._cgroup is not None else []
 
     def _prlimit(self) -> list[str]:
         limits = self.limits
@@ -462,6 +633,22 @@ class BwrapSandbox(Sandbox):
         rollout, self._dir = self._dir, None
         if rollout is not None:
             remove_rollout_dir(rollout)
+        cgroup, self._cgroup = self._cgroup, None
+        if cgroup is not None:
+            cgroup.remove()
+
+
+def _remove_stale_cgroups(group: str, root: Path) -> None:
+    """Remove the cgroups of rollouts whose directories are gone (a killed run's; empty by now, as
+    their processes died with it). A live rollout's directory is made before its cgroup."""
+    own = _own_memory_cgroup()
+    parent = own[0] / group if own is not None else None
+    if parent is None or not parent.is_dir():
+        return
+    for child in parent.iterdir():
+        if child.is_dir() and not (root / child.name).exists():
+            with contextlib.suppress(OSError):
+                child.rmdir()
 
 
 def _unreadable_by_others(directory: str, names: list[str]) -> set[str]:

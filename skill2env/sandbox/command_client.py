@@ -1,8 +1,9 @@
 """The host's side of a sandbox's command server (`command_server`): requests out, replies in.
 
 A reader thread takes the server's replies off its stdout and hands each to the call waiting for
-it, so several commands can run at once. When the server dies, every waiting call and every later
-one raises `SandboxCrashed`.
+it, so several commands can run at once. When the server dies or stops answering, every waiting
+call and every later one raises `CommandServerLost`; the backend asks its sandbox why (inside the
+sandbox or outside it) before it reports the failure.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import contextlib
 import itertools
 import json
 import queue
+import signal
 import subprocess
 import threading
 import time
@@ -21,7 +23,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from skill2env.sandbox.base import ExecResult, describe
-from skill2env.sandbox.errors import SandboxCrashed, SandboxDeadlineExceeded, SandboxTimeout
+from skill2env.sandbox.errors import (
+    CommandServerLost,
+    SandboxBroken,
+    SandboxCrashed,
+    SandboxDeadlineExceeded,
+    SandboxError,
+    SandboxTimeout,
+)
 
 SERVER_SOURCE = (Path(__file__).parent / "command_server.py").read_text()
 READY_TIMEOUT_S = 30.0
@@ -51,6 +60,42 @@ def exec_result(reply: CommandReply, cmd: str | Sequence[str], *, started: float
             raise SandboxDeadlineExceeded(f"rollout {rollout_id} ran out of its wall clock")
         raise SandboxTimeout(f"{describe(cmd)!r} ran past its {timeout:g} s timeout", result)
     return result
+
+
+OUTSIDE_SIGNALS = frozenset(
+    {signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
+     signal.SIGALRM}
+)  # fmt: skip
+"""Signals that can end the server, a pid namespace's init without handlers, only when sent from
+outside its namespace (the kernel drops them from inside, and generates none of them for what a
+process did) — except SIGKILL from the OOM killer, which the caller tells apart."""
+
+
+def server_end(lost: CommandServerLost, exit_status: int, *, oom_killed: bool, detail: str = "") -> SandboxError:
+    """Why a command server that ended with `exit_status` (its process's: 128 + n for signal n) is
+    gone: the sandbox's own doing (`SandboxBroken`) or a fault outside it (`SandboxCrashed`).
+
+    The OOM killer under the sandbox's own memory limit (`oom_killed`) and the signals the kernel
+    sends a process for what it met inside (SIGSEGV, SIGBUS, SIGXCPU, ...) are the sandbox's; a
+    signal only something outside can send (`OUTSIDE_SIGNALS`) and an exit of the server's own
+    (its stdin closed by the engine or us, or a fault of ours) are not."""
+    extra = f": {detail}" if detail else ""
+    if oom_killed:
+        return SandboxBroken(f"{lost}; the sandbox ran out of memory and the OOM killer ended its command server")
+    if exit_status > 128 and (name := _signal_name(exit_status - 128)) is not None:
+        if exit_status - 128 in OUTSIDE_SIGNALS:
+            return SandboxCrashed(f"{lost}; {name} from outside the sandbox ended its command server{extra}")
+        return SandboxBroken(
+            f"{lost}; the command server died of {name}, sent by the kernel for what ran in the sandbox"
+        )
+    return SandboxCrashed(f"{lost}; the command server exited with status {exit_status}{extra}")
+
+
+def _signal_name(number: int) -> str | None:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return None
 
 
 HARDENING_FAILED = "command server: hardening failed"
@@ -113,29 +158,36 @@ class CommandClient:
         timeout: float,
         reply_within: float,
     ) -> CommandReply:
-        """Run one command. Raises: SandboxCrashed: the server died or stopped answering."""
+        """Run one command.
+
+        Raises:
+            CommandServerLost: the server died or stopped answering.
+            SandboxCrashed: it answered that it could not run the command (a fault of ours).
+        """
         slot: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         request_id = next(self._ids)
         request = {"id": request_id, "argv": list(argv), "cwd": cwd, "env": dict(env or {}), "timeout": timeout}
         with self._lock:
             if self._gone is not None:
-                raise SandboxCrashed(f"the {self._describe} is gone: {self._gone}")
+                raise CommandServerLost(f"the {self._describe} is gone: {self._gone}", unresponsive=False)
             self._waiting[request_id] = slot
             try:
                 self._requests.write(json.dumps(request).encode() + b"\n")
                 self._requests.flush()
             except (OSError, ValueError) as exc:
                 self._waiting.pop(request_id, None)
-                raise SandboxCrashed(f"the {self._describe} does not take requests: {exc}") from exc
+                message = f"the {self._describe} does not take requests: {exc}"
+                raise CommandServerLost(message, unresponsive=False) from exc
         try:
             reply = slot.get(timeout=reply_within + REPLY_SLACK_S)
         except queue.Empty:
-            raise SandboxCrashed(f"the {self._describe} did not answer {argv[:3]!r}") from None
+            message = f"the {self._describe} did not answer {argv[:3]!r}"
+            raise CommandServerLost(message, unresponsive=True) from None
         finally:
             with self._lock:
                 self._waiting.pop(request_id, None)
         if reply is None:
-            raise SandboxCrashed(f"the {self._describe} died under {argv[:3]!r}: {self._gone}")
+            raise CommandServerLost(f"the {self._describe} died under {argv[:3]!r}: {self._gone}", unresponsive=False)
         if "error" in reply:
             raise SandboxCrashed(f"the {self._describe} failed to run {argv[:3]!r}: {reply['error']}")
         return CommandReply(

@@ -15,15 +15,24 @@ between SIGTERM and SIGKILL at a timeout; 0: SIGKILL at once), `sweep` (after ea
 every process no running command started: a command's background processes end with it, as they
 did when each command had its own pid namespace), `deadline_s` (end the server, and everything it
 started, this many seconds after it started: the sandbox's wall clock, kept even when nobody
-closes stdin), `require_hardening` (exit before greeting unless `_harden` fully succeeded).
+closes stdin), `require_hardening` (exit before greeting unless `_harden` fully succeeded),
+`child_oom_score_adj` (every command's OOM score adjustment; default 1000).
 
 The server is meant to be the pid namespace's init: signals from inside the namespace cannot
 kill it (the kernel drops every signal to a namespace's init for which it has no handler, and it
 installs none: Python's SIGINT handler is removed), orphans are reparented to it (and reaped
 here), and when it exits the kernel kills every process left in the namespace. Commands run as
-its uid, so it is made non-dumpable (no ptrace, no /proc/1/fd) and denies them `prlimit` on other
-processes (a hard RLIMIT_CPU set on it from outside would make the kernel SIGKILL it). It exits
-when stdin closes. Standard library only: it runs under the sandbox's own python3.
+its uid, so it is made non-dumpable (no ptrace, no /proc/1/fd, no writing its /proc/1/oom_score_adj)
+and denies them changing another process's limits or scheduling (`prlimit`: a hard RLIMIT_CPU set
+on it would make the kernel SIGKILL it; `setpriority`, `sched_setscheduler`, `sched_setattr`,
+`sched_setparam`, `sched_setaffinity`, `ioprio_set`: they would starve it). Each command starts with
+an OOM score adjustment of 1000 (`child_oom_score_adj`), so under memory pressure the OOM killer
+takes the agent's processes before the server. That is a default, not a wall: the kernel lets an
+unprivileged process lower its own adjustment back to the lowest a privileged writer gave it (the
+server's own, 0), and the server cannot go below that without CAP_SYS_RESOURCE; an agent that does
+so and then exhausts memory can still get the server killed, which the backends then record as the
+attempt's own failure (`SandboxBroken`), not the infrastructure's. It exits when stdin closes.
+Standard library only: it runs under the sandbox's own python3.
 """
 
 from __future__ import annotations
@@ -54,16 +63,36 @@ SECCOMP_MODE_FILTER = 2
 SECCOMP_RET_ALLOW = 0x7FFF0000
 SECCOMP_RET_EPERM = 0x00050000 | 1
 X32_SYSCALL_BIT = 0x40000000
-PRLIMIT64 = {
-    "x86_64": ((0xC000003E, (302, X32_SYSCALL_BIT | 302)), (0x40000003, (340,))),
-    "aarch64": ((0xC00000B7, (261,)), (0x40000028, (369,))),
-}
-"""Machine → (audit arch, prlimit64's syscall numbers under it) for every ABI its processes can use."""
+TARGET, PRIORITY, IO_PRIORITY = "target", "priority", "io_priority"
+"""How a guarded call names the process it acts on: its pid (first argument; 0 is the caller), or
+(which, who) where who 0 with a `which` other than "every process of this user" is the caller's own."""
+PRIO_USER, IOPRIO_WHO_USER = 2, 3
+GUARDED_CALLS = {  # machine → (audit arch, {syscall number: kind}) for every ABI its processes can use
+    "x86_64": (
+        (0xC000003E, {302: TARGET, 142: TARGET, 144: TARGET, 203: TARGET, 314: TARGET, 141: PRIORITY,
+                      251: IO_PRIORITY}),
+        (0x40000003, {340: TARGET, 154: TARGET, 156: TARGET, 241: TARGET, 351: TARGET, 97: PRIORITY,
+                      289: IO_PRIORITY}),
+    ),
+    "aarch64": (
+        (0xC00000B7, {261: TARGET, 118: TARGET, 119: TARGET, 122: TARGET, 274: TARGET, 140: PRIORITY,
+                      30: IO_PRIORITY}),
+        (0x40000028, {369: TARGET, 154: TARGET, 156: TARGET, 241: TARGET, 380: TARGET, 97: PRIORITY,
+                      314: IO_PRIORITY}),
+    ),
+}  # fmt: skip
+"""prlimit64, sched_setparam, sched_setscheduler, sched_setaffinity, sched_setattr, setpriority,
+ioprio_set: refused (EPERM) on any process but the caller. x86_64's x32 ABI uses its numbers with
+X32_SYSCALL_BIT set."""
+CHILD_OOM_SCORE_ADJ = 1000
+"""Every command's OOM score adjustment: the OOM killer takes the agent's processes before the server."""
 POLL_S = 0.05
 """How often a running command's exit and deadline are checked while it is quiet."""
 LINGER_S = 1.0
 """How long output is still read after the leader ended, from what it left running."""
 KILL_WAIT_S = 5.0
+OOM_SCORE_WRITE_S = 0.05
+"""How long a command's OOM score adjustment is retried while its exec completes."""
 
 
 class Children:
@@ -120,6 +149,7 @@ class Server:
         self.output_limit = int(config.get("output_limit", 1 << 20))
         self.kill_grace = float(config.get("kill_grace", 0))
         self.sweep_after = bool(config.get("sweep", False))
+        self.child_oom_score_adj = int(config.get("child_oom_score_adj", CHILD_OOM_SCORE_ADJ))
         self.children = Children()
         self.write_lock = threading.Lock()
         self.sweep_lock = threading.Lock()
@@ -176,6 +206,7 @@ class Server:
         except OSError as exc:
             message = f"skill2env: cannot run {request['argv'][0]!r}: {exc.strerror or exc}\n"
             return _reply(SPAWN_FAILED_EXIT_CODES.get(exc.errno or 0, 126), b"", message.encode(), False, False)
+        _set_oom_score_adj(process.pid, self.child_oom_score_adj)
         self.children.spawned(process.pid)
         try:
             deadline = time.monotonic() + float(request["timeout"])
@@ -283,6 +314,25 @@ def _reply(exit_code: int, stdout: bytes, stderr: bytes, truncated: bool, timed_
     }
 
 
+def _set_oom_score_adj(pid: int, value: int) -> None:
+    """Set a command's OOM score adjustment, just after its exec: what it forked before then keeps
+    the server's (an agent can lower its own anyway). Raising it needs no privilege, but for a
+    moment after the exec the child still counts as non-dumpable like the server (its /proc files
+    are root's): the write is retried until the kernel has made it the user's."""
+    path = Path(f"/proc/{pid}/oom_score_adj")
+    give_up = time.monotonic() + OOM_SCORE_WRITE_S
+    while True:
+        try:
+            path.write_text(str(value))
+            return
+        except PermissionError:
+            if time.monotonic() >= give_up:  # a binary that stays non-dumpable (unreadable, setuid)
+                return
+            time.sleep(0.0002)
+        except OSError:  # it has already ended
+            return
+
+
 def _signal_group(pgid: int, signum: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signum)
@@ -326,13 +376,14 @@ def _is_below(pid: int, ancestor: int, parents: dict[int, int]) -> bool:
 
 
 def _harden() -> list[str]:
-    """Non-dumpable: commands run as the same user, and could otherwise ptrace the server or open
-    its pipes through /proc. A child subreaper: orphaned processes come to the server to be reaped
-    and swept even where it is not the namespace's init. A seccomp filter (inherited by every
-    command) refusing `prlimit` on another process: the same user may otherwise lower the
-    server's limits, and a hard CPU limit ends it with a SIGKILL from the kernel, which even a
-    namespace's init receives. Must run before any thread starts (a filter binds the calling
-    thread and what it creates). Returns what failed."""
+    """Non-dumpable: commands run as the same user, and could otherwise ptrace the server, open
+    its pipes through /proc, or write its /proc/1/oom_score_adj. A child subreaper: orphaned
+    processes come to the server to be reaped and swept even where it is not the namespace's init.
+    A seccomp filter (inherited by every command) refusing to change another process's limits or
+    scheduling: the same user may otherwise lower the server's limits (a hard CPU limit ends it
+    with a SIGKILL from the kernel, which even a namespace's init receives) or starve it (nice 19,
+    SCHED_IDLE, one CPU, idle I/O class). Must run before any thread starts (a filter binds the
+    calling thread and what it creates). Returns what failed."""
     try:
         import ctypes
     except ImportError as exc:
@@ -343,31 +394,74 @@ def _harden() -> list[str]:
         for name, option in (("dumpable", PR_SET_DUMPABLE), ("subreaper", PR_SET_CHILD_SUBREAPER)):
             if libc.prctl(option, 1 if option == PR_SET_CHILD_SUBREAPER else 0, 0, 0, 0) != 0:
                 failed.append(f"{name}: errno {ctypes.get_errno()}")
-        failed += _deny_prlimit_on_others(ctypes, libc)
+        failed += _deny_acting_on_others(ctypes, libc)
     except (OSError, AttributeError) as exc:
         failed.append(f"prctl: {exc}")
     return failed
 
 
-def _deny_prlimit_on_others(ctypes: Any, libc: Any) -> list[str]:
-    """Install the seccomp filter: prlimit64 with a pid other than 0 (itself) fails with EPERM."""
-    abis = PRLIMIT64.get(platform.machine())
+def filter_program(machine: str) -> list[tuple[int, int, int, int]] | None:
+    """The seccomp program (classic BPF: code, jt, jf, k) for `machine`'s ABIs; None for an unknown
+    machine. Every guarded call is checked under each ABI its processes can use; anything else,
+    and any architecture not listed, is allowed."""
+    abis = GUARDED_CALLS.get(machine)
     if abis is None:
-        return [f"no prlimit64 numbers for {platform.machine()}"]
+        return None
     ld_abs, jeq, ret = 0x20, 0x15, 0x06
-    program: list[tuple[int, int, int, int]] = []
-    for index, (arch, numbers) in enumerate(abis):  # one block per ABI: arch, then its numbers
-        rest = sum(3 + len(n) for _, n in abis[index + 1 :])
-        program.append((ld_abs, 0, 0, 4))
-        program.append((jeq, 0, 1 + len(numbers), arch))
-        program.append((ld_abs, 0, 0, 0))
-        for position, number in enumerate(numbers):
-            program.append((jeq, len(numbers) - position - 1 + rest + 1, 0, number))
-    program.append((ret, 0, 0, SECCOMP_RET_ALLOW))  # not prlimit64 under any known ABI
-    program.append((ld_abs, 0, 0, 16))  # args[0], low 32 bits (pid_t): the target
-    program.append((jeq, 0, 1, 0))
-    program.append((ret, 0, 0, SECCOMP_RET_ALLOW))
-    program.append((ret, 0, 0, SECCOMP_RET_EPERM))
+    nr, arch_offset = 0, 4
+    arg0, arg1 = 16, 24  # args[i], low 32 bits (pid_t, int): seccomp_data is little-endian here
+    program: list[tuple[int, int, int, int | str]] = []  # k or jump targets may be labels until resolved
+    labels: dict[str, int] = {}
+    jumps: list[tuple[int, str | None, str | None]] = []
+
+    def emit(code: int, k: int | str = 0, on_true: str | None = None, on_false: str | None = None) -> None:
+        if on_true or on_false:
+            jumps.append((len(program), on_true, on_false))
+        program.append((code, 0, 0, k))
+
+    def label(name: str) -> None:
+        labels[name] = len(program)
+
+    emit(ld_abs, arch_offset)
+    for index, (arch, calls) in enumerate(abis):
+        label(f"abi{index}")
+        emit(jeq, arch, on_false=f"abi{index + 1}")
+        emit(ld_abs, nr)
+        for number, kind in calls.items():
+            emit(jeq, number, on_true=kind)
+            if machine == "x86_64" and index == 0:
+                emit(jeq, X32_SYSCALL_BIT | number, on_true=kind)
+        emit(ret, SECCOMP_RET_ALLOW)
+    label(TARGET)  # (pid, ...): only 0
+    emit(ld_abs, arg0)
+    emit(jeq, 0, on_true="allow", on_false="deny")
+    for kind, every_process_of_the_user in ((PRIORITY, PRIO_USER), (IO_PRIORITY, IOPRIO_WHO_USER)):
+        label(kind)  # (which, who, ...): who 0, and not every process of the caller's user
+        emit(ld_abs, arg1)
+        emit(jeq, 0, on_false="deny")
+        emit(ld_abs, arg0)
+        emit(jeq, every_process_of_the_user, on_true="deny", on_false="allow")
+    label(f"abi{len(abis)}")  # jumps only go forward: the two verdicts come last
+    label("allow")
+    emit(ret, SECCOMP_RET_ALLOW)
+    label("deny")
+    emit(ret, SECCOMP_RET_EPERM)
+    resolved = [(code, 0, 0, int(k)) for code, _, _, k in program]
+    for position, on_true, on_false in jumps:
+        code, _, _, k = resolved[position]
+        true_offset = labels[on_true] - position - 1 if on_true else 0
+        false_offset = labels[on_false] - position - 1 if on_false else 0
+        if not (0 <= true_offset < 256 and 0 <= false_offset < 256):
+            raise ValueError("seccomp program: a jump out of range")
+        resolved[position] = (code, true_offset, false_offset, k)
+    return resolved
+
+
+def _deny_acting_on_others(ctypes: Any, libc: Any) -> list[str]:
+    """Install the seccomp filter of `filter_program`: the guarded calls on another process fail with EPERM."""
+    program = filter_program(platform.machine())
+    if program is None:
+        return [f"no syscall numbers for {platform.machine()}"]
 
     class Filter(ctypes.Structure):
         _fields_ = (("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint))

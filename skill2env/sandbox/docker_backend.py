@@ -15,7 +15,18 @@ docker-init, run as a root without capabilities that the agent user cannot signa
 
 Writable places are size-limited tmpfs volumes: the workspace (agent's), and Harbor's
 `/logs`, `/tests`, `/solution` (root's). Named volumes, not `--tmpfs` mounts, because the
-engine's archive calls (`put_archive`) write beneath a `--tmpfs` mount and the files vanish.
+engine's archive calls (`put_archive`) write beneath a `--tmpfs` mount and the files vanish. A
+tmpfs volume lives while its container runs: once the container has ended, its files are gone,
+and reading them (`copy_out`) fails rather than return the empty volume the engine mounts again.
+
+When the command server dies or stops answering, the engine is asked why (`_server_lost`). The
+agent's doing (`SandboxBroken`): the container OOM-killed (its memory limit is the sandbox's), the
+server dead of a signal only the kernel sends for what happened inside, or the server not
+answering while its container runs (starved by its own processes). Outside (`SandboxCrashed`): the
+engine not answering, the container removed, still running with the attach stream dropped,
+killed or stopped from the host (SIGKILL without an OOM kill, SIGTERM), or the server exiting by
+itself (its stdin closed; a fault of ours). The container's own wall clock is the rollout's
+deadline (`SandboxDeadlineExceeded`).
 """
 
 from __future__ import annotations
@@ -54,15 +65,19 @@ from skill2env.sandbox.base import (
     shell_command,
 )
 from skill2env.sandbox.base_image import SANDBOX_UID
-from skill2env.sandbox.command_client import exec_result, server_argv
+from skill2env.sandbox.command_client import exec_result, server_argv, server_end
 from skill2env.sandbox.docker_attach import ATTACH_PARAMS, AttachedServer
 from skill2env.sandbox.engine import docker_client
 from skill2env.sandbox.errors import (
+    CommandServerLost,
+    SandboxBroken,
     SandboxCrashed,
     SandboxDeadlineExceeded,
+    SandboxError,
     SandboxNotRunning,
     SandboxPathError,
     SandboxTimeout,
+    SandboxUnavailable,
 )
 from skill2env.sandbox.images import WORKSPACE_SEED, ensure_task_image
 from skill2env.sandbox.labels import (
@@ -80,6 +95,8 @@ USERS = {AGENT_USER: f"{SANDBOX_UID}:{SANDBOX_UID}", ROOT_USER: "0:0"}
 MAX_READ_BYTES = 256 << 20
 CLIENT_SLACK_S = 60.0
 """The HTTP timeout exceeds the wall clock by this much: a command's own timeout always fires first."""
+INSPECT_TIMEOUT_S = 30
+"""How long the engine may take to say what became of a container whose command server is lost."""
 SERVER_PYTHON = "python3"
 """The image's python3, found on its PATH when the container starts."""
 
@@ -107,6 +124,8 @@ class DockerSandbox(Sandbox):
         self._server: AttachedServer | None = None
         self.server_fallback: str | None = None
         """Why agent commands go through `docker exec` in this sandbox (None: the command server runs them)."""
+        self._lost: SandboxError | None = None
+        """Why the command server is gone, once it is: every later agent command raises it."""
 
     @property
     def client(self) -> docker.DockerClient:
@@ -266,6 +285,8 @@ class DockerSandbox(Sandbox):
         if remaining <= 0:
             raise SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
         limit = min(timeout, remaining)
+        if user == AGENT_USER and self._lost is not None:
+            raise self._lost
         if user == AGENT_USER and self._server is not None:
             return self._exec_in_server(self._server, cmd, limit, timeout, cwd, env)
         argv = ["timeout", "-k", str(KILL_GRACE_S), f"{limit:.3f}", *shell_command(cmd)]
@@ -320,9 +341,42 @@ class DockerSandbox(Sandbox):
                 timeout=limit,
                 reply_within=limit + KILL_GRACE_S,
             )
+        except CommandServerLost as exc:
+            self._lost = self._server_lost(exc)
+            raise self._lost from exc
         except SandboxCrashed as exc:
             raise self._failure(str(exc)) from exc
         return exec_result(reply, cmd, started=started, limit=limit, timeout=timeout, rollout_id=self.rollout_id)
+
+    def _server_lost(self, lost: CommandServerLost) -> SandboxError:
+        """Whose doing the server's end is (see the module docstring)."""
+        if time.monotonic() >= self._deadline:
+            return SandboxDeadlineExceeded(f"rollout {self.rollout_id} ran out of its wall clock")
+        try:
+            state = self._state()
+        except NotFound:
+            return SandboxCrashed(f"{lost}; its container was removed")
+        except (DockerException, requests.RequestException, SandboxUnavailable) as exc:
+            return SandboxCrashed(f"{lost}; the engine does not say what became of its container: {exc}")
+        if state.get("Running"):
+            if lost.unresponsive:
+                return SandboxBroken(f"{lost}; its container still runs: its own processes starved its command server")
+            return SandboxCrashed(f"{lost}; its container still runs: the engine dropped the attach stream")
+        detail = self._server.stderr().strip()[-1000:] if self._server is not None else ""
+        status = int(state.get("ExitCode") or 0)
+        return server_end(lost, status, oom_killed=bool(state.get("OOMKilled")), detail=detail)
+
+    def _state(self) -> dict[str, Any]:
+        """The container's state, from the engine, within `INSPECT_TIMEOUT_S` (the sandbox's own
+        client waits as long as its wall clock).
+
+        Raises: NotFound, DockerException, requests.RequestException, SandboxUnavailable."""
+        client = docker_client(timeout=INSPECT_TIMEOUT_S)
+        try:
+            state: dict[str, Any] = client.api.inspect_container(self.container_id)["State"]
+            return state
+        finally:
+            client.close()
 
     def _raise_if_gone(self, cmd: str | Sequence[str]) -> None:
         try:
@@ -339,6 +393,8 @@ class DockerSandbox(Sandbox):
         return SandboxCrashed(message)
 
     def read_file(self, path: str) -> bytes:
+        if self._lost is not None:
+            self._require_running()
         with self._archive(path) as archive:
             member = archive.next()
             if member is None or not member.isfile():
@@ -383,6 +439,7 @@ class DockerSandbox(Sandbox):
             self._put(mount, buffer)
 
     def copy_out(self, source: str, destination: Path) -> None:
+        self._require_running()
         with tempfile.TemporaryDirectory() as scratch, self._archive(source) as archive:
             archive.extractall(scratch, filter=_owned_by_caller)  # noqa: S202 — the filter refuses escapes
             extracted = Path(scratch) / posixpath.basename(source.rstrip("/"))
@@ -391,6 +448,20 @@ class DockerSandbox(Sandbox):
                 _merge_into(extracted, destination)
             else:
                 shutil.move(extracted, destination)
+
+    def _require_running(self) -> None:
+        """Raises: SandboxPathError: the container has ended, and its tmpfs volumes with it."""
+        try:
+            state = self._state()
+        except NotFound:
+            raise SandboxPathError("the container is gone, and its volumes' files with it") from None
+        except (DockerException, requests.RequestException, SandboxUnavailable) as exc:
+            raise SandboxCrashed(f"the engine does not say whether the container runs: {exc}") from exc
+        if not state.get("Running"):
+            raise SandboxPathError(
+                f"the container has ended ({state.get('Status')}, exit code {state.get('ExitCode')}): "
+                "its tmpfs volumes, the workspace among them, ended with it"
+            )
 
     @contextmanager
     def _archive(self, path: str) -> Iterator[tarfile.TarFile]:

@@ -1,4 +1,11 @@
-"""Typed sandbox failures: infrastructure errors, never confused with what an agent did."""
+"""Typed sandbox failures: infrastructure errors, never confused with what an agent did.
+
+Who caused a failure decides how an attempt ends. What happens inside the sandbox because of the
+agent's own commands is the agent's (`SandboxBroken`, `SandboxDeadlineExceeded`): the attempt is
+scored on the workspace it left, or fails with the cause recorded. Only faults outside the sandbox
+(the engine down or dropping the sandbox, the sandbox stopped or killed from the host, the host out
+of resources, a bug of ours) are infrastructure errors (`SandboxCrashed`, `SandboxUnavailable`).
+"""
 
 from __future__ import annotations
 
@@ -33,7 +40,25 @@ class SandboxDeadlineExceeded(SandboxError):
 
 
 class SandboxCrashed(SandboxError):
-    """The sandbox died under a command (engine error, container gone, namespace setup failed)."""
+    """The sandbox died under a command from outside it (engine error, container removed or killed
+    from the host, namespace setup failed, a fault of ours)."""
+
+
+class CommandServerLost(SandboxCrashed):
+    """The sandbox's command server died (`unresponsive` False) or stopped answering (True). The
+    backend raising it has not yet asked why; backends turn it into `SandboxBroken` where the
+    cause lies inside the sandbox."""
+
+    def __init__(self, message: str, *, unresponsive: bool) -> None:
+        super().__init__(message)
+        self.unresponsive = unresponsive
+
+
+class SandboxBroken(SandboxError):
+    """The sandbox stopped working because of what ran in it: its command server was killed by the
+    OOM killer under the sandbox's own memory limit, died of a signal only the kernel sends for
+    what happened inside, or stopped answering while the sandbox still ran (starved by its own
+    processes). The attempt's own outcome, never an infrastructure error; the message says why."""
 
 
 class SandboxPathError(SandboxError):

@@ -30,6 +30,7 @@ from skill2env.sandbox.backends import BackendName, make_sandbox
 from skill2env.sandbox.base import SandboxLimits
 from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.store import TaskStore
+from skill2env.validation.hack_probes.tables import hack_probes_frame
 from skill2env.validation.tables import VALIDATIONS_SCHEMA, validations_frame
 from skill2env.validation.tasks import validate_rows
 
@@ -71,7 +72,9 @@ def validate_stage(
                                 judge=judge, progress=progress)  # fmt: skip
     kept = [row for r in rows for row in reused.get(r["task_id"], [])]
     frame = pl.concat([validations_frame(validations, backend), pl.DataFrame(kept, schema=VALIDATIONS_SCHEMA)])
-    lake.write([TableWrite("validations", frame, partition_key=stage_partition(domain, iteration))],
+    partition = stage_partition(domain, iteration)
+    lake.write([TableWrite("validations", frame, partition_key=partition),
+                TableWrite("hack_probes", hack_probes_frame(validations, backend), partition_key=partition)],
                run_id=run_id, code_version=code_version)  # fmt: skip
     failing: dict[str, int] = {}
     for validation, _, _ in validations:

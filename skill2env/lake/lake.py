@@ -78,6 +78,7 @@ class Lake:
         self.path = path
         self.lock_path = path.with_name(path.name + ".lock")
         self.lock_timeout = lock_timeout
+        self._schema_current = False
 
     @contextmanager
     def _locked(self, *, exclusive: bool) -> Iterator[None]:
@@ -153,15 +154,32 @@ class Lake:
 
     @contextmanager
     def reading(self) -> Iterator[Reader]:
-        """Several read-only queries on one connection, under one shared lock (cheaper than `query` each)."""
-        if not self.path.exists():
-            self.ensure_schema()
+        """Several read-only queries on one connection, under one shared lock (cheaper than `query` each).
+
+        A lake made by an older version first gains this version's tables and views (the schema only,
+        never data), so read-only commands such as the exports see every view they query."""
+        if not self._schema_current:
+            if not self.path.exists() or not self._has_schema():
+                self.ensure_schema()
+            self._schema_current = True
         with self._locked(exclusive=False):
             con = duckdb.connect(str(self.path), read_only=True)
             try:
                 yield Reader(con)
             finally:
                 con.close()
+
+    def _has_schema(self) -> bool:
+        """Whether the lake's newest applied schema is this version's."""
+        with self._locked(exclusive=False):
+            con = duckdb.connect(str(self.path), read_only=True)
+            try:
+                current = con.execute("SELECT digest FROM lake_schema ORDER BY applied_at DESC LIMIT 1").fetchall()
+            except duckdb.CatalogException:
+                return False
+            finally:
+                con.close()
+        return bool(current) and current[0][0] == schema_digest()
 
 
 class Reader:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import duckdb
 import polars as pl
 import pytest
 from rows import curated_frame, curated_row, skill_row, skills_frame
@@ -89,3 +92,14 @@ def test_large_frames_are_inserted_slice_by_slice_in_one_write(lake: Lake, monke
     assert receipt.row_count == 5
     assert lake.query("SELECT count(DISTINCT path) FROM skills").item() == 5
     assert lake.query("SELECT count(DISTINCT write_id) FROM skills_versions").item() == 1
+
+
+def test_a_read_of_a_lake_made_by_an_older_version_first_gains_the_current_views(tmp_path: Path) -> None:
+    path = tmp_path / "lake.duckdb"
+    Lake(path).ensure_schema()
+    con = duckdb.connect(str(path))
+    con.execute("DROP VIEW rollout_rewards")
+    con.execute("UPDATE lake_schema SET digest = 'an older version'")
+    con.close()
+
+    assert Lake(path).query("SELECT count(*) AS n FROM rollout_rewards WHERE incomplete").item() == 0

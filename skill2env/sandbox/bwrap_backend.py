@@ -282,6 +282,11 @@ class BwrapSandbox(Sandbox):
         return self._dir
 
     @property
+    def memory_cgroup(self) -> MemoryCgroup | None:
+        """The sandbox's own memory cgroup (None: memory is limited per process only)."""
+        return self._cgroup
+
+    @property
     def _fs(self) -> Path:
         return self.rollout_dir / ROLLOUT_FS
 

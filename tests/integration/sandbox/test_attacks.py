@@ -1,10 +1,13 @@
 """The attack suite: what a hostile agent would try, run against every backend. Every attempt must
-be contained — the host sees no effect, and the sandbox stays within its limits."""
+be contained — the host sees no effect, and the sandbox stays within its limits. An agent that
+breaks its own sandbox anyway (its memory use gets the command server killed) gets that as its own
+outcome (`SandboxBroken`), never an infrastructure error; a sandbox killed from the host is one."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import threading
@@ -17,7 +20,10 @@ import pytest
 from harbor_tasks import CSV_AGGREGATION, SandboxFactory, fixture_task
 
 from skill2env.sandbox.base import Sandbox, SandboxLimits
-from skill2env.sandbox.errors import SandboxTimeout
+from skill2env.sandbox.bwrap_backend import BwrapSandbox
+from skill2env.sandbox.docker_backend import DockerSandbox
+from skill2env.sandbox.engine import docker_client
+from skill2env.sandbox.errors import SandboxBroken, SandboxCrashed, SandboxPathError, SandboxTimeout
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -194,3 +200,89 @@ def test_no_process_survives_stop(sandbox: Sandbox) -> None:
 
     _wait_until_gone(f"sleep {marker}")
     assert _host_processes_matching(f"sleep {marker}") == []
+
+
+SERVER_STAT = "cut -d' ' -f19,41 /proc/1/stat"
+"""The server's nice value and scheduling policy (fields 19 and 41; its command name holds no space)."""
+
+
+def test_renicing_or_rescheduling_the_server_is_refused(sandbox: Sandbox) -> None:
+    before = sandbox.exec(SERVER_STAT).stdout
+    attempts = {
+        "renice": "renice -n 19 -p 1",
+        "renice of the user": "renice -n 19 -u agent",
+        "SCHED_IDLE": "chrt -i -p 0 1",
+        "affinity": "taskset -p 1 1",
+        "idle I/O": "ionice -c 3 -p 1",
+        "CPU limit": "prlimit --pid 1 --cpu=1:1",
+    }
+
+    results = {name: sandbox.exec(command) for name, command in attempts.items()}
+
+    assert {name: r.exit_code != 0 for name, r in results.items()} == dict.fromkeys(attempts, True)
+    assert sandbox.exec(SERVER_STAT).stdout == before == "0 0\n"
+    # Its own priority the agent may still lower.
+    assert sandbox.exec("nice -n 5 cut -d' ' -f19 /proc/self/stat").stdout == "5\n"
+
+
+def test_the_agents_commands_are_the_oom_killers_first_choice(new_sandbox: SandboxFactory) -> None:
+    sandbox = new_sandbox(SandboxLimits(memory_mb=160, pids=128, storage_mb=32, tmp_mb=32, wall_clock_s=600))
+    sandbox.start(fixture_task(CSV_AGGREGATION))
+    assert sandbox.exec("sleep 0.2; cat /proc/self/oom_score_adj /proc/1/oom_score_adj").stdout == "1000\n0\n"
+    # Many processes each smaller than the server: by size alone the OOM killer would take the server.
+    hogs = "for i in $(seq 30); do bash -c 'x=$(head -c 6M /dev/zero | tr \"\\0\" a); sleep 30' & done; wait"
+
+    pressure = sandbox.exec(hogs, timeout=120)
+
+    assert "Killed" in pressure.stderr
+    assert sandbox.exec("echo alive").stdout == "alive\n"
+
+
+def test_an_agent_whose_memory_use_kills_the_server_broke_its_own_sandbox(new_sandbox: SandboxFactory) -> None:
+    sandbox = new_sandbox(SandboxLimits(memory_mb=128, pids=128, storage_mb=256, tmp_mb=256, wall_clock_s=600))
+    sandbox.start(fixture_task(CSV_AGGREGATION))
+    if isinstance(sandbox, BwrapSandbox) and sandbox.memory_cgroup is None:
+        pytest.skip("no memory cgroup of its own (not root): the host's memory would run out")
+    sandbox.write_file("notes.txt", "kept")
+    # It gives up its OOM score, then fills its memory-backed /tmp: the server is the largest process left.
+    fill = "echo 0 > /proc/self/oom_score_adj; head -c 250M /dev/zero > /tmp/fill; sleep 5"
+
+    with pytest.raises(SandboxBroken, match="OOM killer") as broken:
+        sandbox.exec(fill, timeout=120)
+
+    with pytest.raises(SandboxBroken) as again:
+        sandbox.exec("echo alive")
+    assert again.value is broken.value
+    if isinstance(sandbox, BwrapSandbox):  # the workspace lives on the host: the attempt can be scored
+        assert sandbox.read_file("notes.txt") == b"kept"
+    else:  # the container took its tmpfs workspace with it: nothing to score, and nothing pretends otherwise
+        with pytest.raises(SandboxPathError, match="ended"):
+            sandbox.copy_out(sandbox.workspace, Path("/nonexistent-never-written"))
+
+
+def test_a_sandbox_killed_from_the_host_is_not_the_agents_doing(sandbox: Sandbox) -> None:
+    assert sandbox.exec("echo up").ok
+    _kill_from_the_host(sandbox)
+
+    with pytest.raises(SandboxCrashed) as crashed:
+        sandbox.exec("echo alive", timeout=30)
+
+    assert not isinstance(crashed.value, SandboxBroken)
+    assert "SIGKILL from outside the sandbox" in str(crashed.value)
+
+
+def _kill_from_the_host(sandbox: Sandbox) -> None:
+    """SIGKILL the sandbox's command server the way an operator or a host-side reaper would."""
+    if isinstance(sandbox, BwrapSandbox):
+        server = sandbox._server
+        assert server is not None
+        bwrap = server.process.pid
+        children = Path(f"/proc/{bwrap}/task/{bwrap}/children").read_text().split()
+        os.kill(int(children[0]), signal.SIGKILL)  # the server itself (pid 1 inside), not bwrap
+        return
+    assert isinstance(sandbox, DockerSandbox)
+    client = docker_client()
+    try:
+        client.api.kill(sandbox.container_id)
+    finally:
+        client.close()

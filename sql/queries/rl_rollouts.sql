@@ -1,5 +1,6 @@
 -- Grain: one row per verified rollout (`rollout_rewards`) whose policy is $policy (every policy when
--- $policy is NULL): its reward, and whether its trajectory was flagged (`rollout_flags`: it touched the
+-- $policy is NULL): its reward, whether it is incomplete (a judge item unscored or errored: the reward
+-- counts it 0 and is not the whole story), and whether its trajectory was flagged (`rollout_flags`: it touched the
 -- verifier's paths or a reward file, or matched a hack strategy) with the rules, the highest severity
 -- and the agent steps — so an RL trainer can drop or penalise those attempts.
 WITH marks AS (
@@ -11,7 +12,7 @@ WITH marks AS (
     GROUP BY rollout_id
 )
 SELECT r.rollout_id, r.task_id, r.iteration, r.policy, r.attempt, r.verification, r.reward, r.full_credit,
-       m.rollout_id IS NOT NULL AS flagged, m.flag_rules, m.flag_severity, m.flag_steps
+       r.incomplete, m.rollout_id IS NOT NULL AS flagged, m.flag_rules, m.flag_severity, m.flag_steps
 FROM rollout_rewards AS r
 LEFT JOIN marks AS m USING (rollout_id)
 WHERE CAST($policy AS VARCHAR) IS NULL OR r.policy = $policy

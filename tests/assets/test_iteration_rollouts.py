@@ -77,8 +77,9 @@ def test_the_oracle_rolls_out_every_accepted_task_of_the_domain(home: Home) -> N
     assert rows.get_column("group_id").n_unique() == 2
     summary = lake.query("SELECT attempts, tasks, completed, infra_error FROM rollout_summary").rows()
     assert summary == [(4, 2, 4, 0)]
-    rewards = lake.query("SELECT verification, reward FROM rollout_rewards").rows()
-    assert rewards == [("scored", 1.0)] * 4
+    rewards = lake.query("SELECT verification, reward, incomplete, full_credit FROM rollout_rewards").rows()
+    # no judge is configured: the judge item (weight 0.3) counts 0 and the attempt is never full credit
+    assert rewards == [("scored", pytest.approx(0.7), True, False)] * 4
     metadata = result.asset_materializations_for_node("iteration_0_rollouts")
     rollouts = next(m for m in metadata if m.asset_key == ROLLOUTS).metadata
     assert rollouts["attempts"].value == 4 and rollouts["policy"].value == "oracle"

@@ -24,7 +24,7 @@ from skill2env.lake.sqlfiles import load_sql
 from skill2env.rubric.evaluate import verify_workspace
 from skill2env.rubric.judge import Judge
 from skill2env.rubric.models import Rubric
-from skill2env.rubric.results import VerificationResult
+from skill2env.rubric.results import ItemResult, VerificationResult
 from skill2env.rubric.tables import ScoredRollout, scores_frame
 from skill2env.sandbox.backends import BackendName, make_sandbox
 from skill2env.sandbox.base import SandboxLimits
@@ -177,11 +177,17 @@ def _verify(trajectory: Trajectory, row: Mapping[str, Any], home: Home, backend:
         return ScoredRollout(trajectory.rollout_id, trajectory.task_id, trajectory.iteration, trajectory.domain,
                              trajectory.policy, trajectory.attempt, result)  # fmt: skip
 
-    if trajectory.status == "infra_error" or not trajectory.workspace_path:
-        why = trajectory.error or "the rollout left no final workspace"
+    if trajectory.status == "infra_error":
+        why = trajectory.error or "the rollout failed outside the sandbox"
         return scored(VerificationResult.infra_error(f"not verified: {why}", rollout_id=trajectory.rollout_id))
-    task = TaskDir(home.root / row["store_path"])
     rubric = Rubric.model_validate_json(row["rubric"])
+    if not trajectory.workspace_path:
+        # The agent's own commands ended the sandbox with its workspace (e.g. it starved the command
+        # server): the attempt is the agent's failure, scored 0 with the cause, never excused.
+        why = f"the attempt left no final workspace ({trajectory.status}): {trajectory.error or 'no cause recorded'}"
+        failed = [ItemResult.failed(item, why) for item in rubric.items]
+        return scored(VerificationResult.scored_from(rubric, failed, rollout_id=trajectory.rollout_id))
+    task = TaskDir(home.root / row["store_path"])
     fresh = make_sandbox(backend, SandboxLimits.for_task(task))
     return scored(verify_workspace(home.root / trajectory.workspace_path, task, rubric, fresh, judge=judge))
 

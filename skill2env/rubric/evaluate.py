@@ -38,7 +38,7 @@ from skill2env.rubric.judge import DEFAULT_SEED, Judge, judge_item
 from skill2env.rubric.models import TASK_SCRIPT_CHECK, Method, Rubric, RubricItem
 from skill2env.rubric.results import ItemResult, ItemStatus, VerificationResult
 from skill2env.sandbox.base import AGENT_USER, ROOT_USER, Sandbox
-from skill2env.sandbox.errors import SandboxError, SandboxTimeout
+from skill2env.sandbox.errors import SandboxBroken, SandboxError, SandboxTimeout
 from skill2env.sandbox.task import TaskDir
 
 Mode = Literal["checks", "task_script"]
@@ -91,6 +91,12 @@ def verify_in_sandbox(
         return VerificationResult.infra_error(
             f"the verifier ran past its timeout: {exc}", duration_s=time.perf_counter() - started, **context
         )
+    except SandboxBroken as exc:
+        # What broke the sandbox ran on the agent's deliverables (e.g. a file that made the verifier
+        # exhaust the sandbox's memory): every item fails with the cause; the attempt is not excused.
+        why = f"the verification sandbox broke on the final workspace: {exc}"
+        failed = [ItemResult.failed(item, why) for item in rubric.items]
+        return VerificationResult.scored_from(rubric, failed, duration_s=time.perf_counter() - started, **context)
     except (SandboxError, VerifierInfraError, OSError) as exc:
         return VerificationResult.infra_error(
             f"{type(exc).__name__}: {exc}", duration_s=time.perf_counter() - started, **context

@@ -17,7 +17,7 @@ CREATE TABLE IF NOT EXISTS compo_rollouts_versions (
     model VARCHAR,
     attempt BIGINT NOT NULL,
     backend VARCHAR NOT NULL,              -- where the services ran: bwrap | in_process
-    status VARCHAR NOT NULL,               -- completed | max_turns | max_tokens | agent_timeout | model_error | infra_error
+    status VARCHAR NOT NULL,               -- completed | max_turns | max_tokens | agent_timeout | sandbox_broken | model_error | infra_error
     error VARCHAR,
     started_at TIMESTAMPTZ NOT NULL,
     finished_at TIMESTAMPTZ,

@@ -17,7 +17,7 @@ CREATE TABLE IF NOT EXISTS rollouts_versions (
     model VARCHAR,                         -- the solver's model; NULL for scripted policies
     attempt BIGINT NOT NULL,               -- 1..k within the group
     backend VARCHAR NOT NULL,              -- docker | bwrap
-    status VARCHAR NOT NULL,               -- completed | max_turns | max_tokens | agent_timeout | model_error | infra_error
+    status VARCHAR NOT NULL,               -- completed | max_turns | max_tokens | agent_timeout | sandbox_broken | model_error | infra_error
     error VARCHAR,
     started_at TIMESTAMPTZ NOT NULL,
     finished_at TIMESTAMPTZ,

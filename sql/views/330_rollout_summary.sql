@@ -12,6 +12,7 @@ SELECT
     count(*) FILTER (WHERE status = 'max_tokens') AS max_tokens,
     count(*) FILTER (WHERE status = 'agent_timeout') AS agent_timeout,
     count(*) FILTER (WHERE status = 'model_error') AS model_error,
+    count(*) FILTER (WHERE status = 'sandbox_broken') AS sandbox_broken,
     count(*) FILTER (WHERE status = 'infra_error') AS infra_error,
     round(avg(turns), 2) AS mean_turns,
     CAST(sum(input_tokens + output_tokens) AS BIGINT) AS tokens,

@@ -12,6 +12,7 @@ from skill_trees import small_tree
 from skill2env.cli import main
 from skill2env.home import EXAMPLE_SKILLS
 from skill2env.lake.lake import Lake
+from skill2env.lake.sqlfiles import load_sql
 
 pytestmark = [pytest.mark.integration, pytest.mark.bwrap]
 
@@ -43,6 +44,31 @@ def test_run_catalogs_the_bundled_examples_and_prints_the_funnel(runner: CliRunn
     rewards = curve.sort("iteration").get_column("mean_reward").to_list()
     assert len(rewards) == 3 and rewards[0] > rewards[1] > rewards[2], curve
     assert lake.query("SELECT count(*) FROM hardening_rounds WHERE outcome = 'hardened'").item() > 0
+    # Every accepted task, hardened children included, resisted every hack strategy (none above 0.1) …
+    unprobed = lake.query(
+        "SELECT task_id FROM accepted_tasks AS a "
+        "WHERE NOT EXISTS (SELECT 1 FROM hack_probes AS h WHERE h.task_id = a.task_id)"
+    ).rows()
+    assert unprobed == []
+    beaten = lake.query(
+        "SELECT h.task_id, h.strategy, h.reward FROM hack_probes AS h "
+        "JOIN accepted_tasks AS a USING (task_id) WHERE h.reward > 0.1"
+    ).rows()
+    assert beaten == []
+    probed = lake.query(
+        "SELECT iteration, tasks_probed, tasks_rejected FROM hack_probe_funnel "
+        "WHERE domain = '*' AND strategy = '*' ORDER BY iteration"
+    ).rows()
+    assert probed == [(k, examples, 0) for k in range(3)], probed
+    # … and the SFT set holds no incomplete and no flagged rollout.
+    exported = load_sql("queries/sft_candidates")
+    tainted = lake.query(
+        f"SELECT e.rollout_id FROM ({exported.rstrip().rstrip(';')}) AS e "
+        "JOIN rollout_rewards AS r USING (rollout_id) WHERE r.incomplete "
+        "OR e.rollout_id IN (SELECT rollout_id FROM rollout_flags)",
+        {"min_reward": 0.0},
+    ).rows()
+    assert tainted == []
 
 
 def test_catalog_then_query_as_csv_and_json(runner: CliRunner, tmp_path: Path) -> None:

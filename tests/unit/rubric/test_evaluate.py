@@ -15,7 +15,13 @@ from skill2env.rubric.evaluate import verify_in_sandbox, verify_workspace
 from skill2env.rubric.judge import FunctionJudge, JudgeVerdict
 from skill2env.rubric.results import ItemStatus
 from skill2env.sandbox.base import ExecResult, Sandbox
-from skill2env.sandbox.errors import SandboxCrashed, SandboxPathError, SandboxTimeout, SandboxUnavailable
+from skill2env.sandbox.errors import (
+    SandboxBroken,
+    SandboxCrashed,
+    SandboxPathError,
+    SandboxTimeout,
+    SandboxUnavailable,
+)
 from skill2env.sandbox.task import TaskDir
 
 TASK = rubric_task()
@@ -151,6 +157,15 @@ def test_infrastructure_failures_are_infra_errors_never_zero(handler: Handler, m
 
     assert result.status == "infra_error" and result.reward is None and result.items == []
     assert message in (result.error or "")
+
+
+def test_a_verification_sandbox_broken_by_the_deliverables_fails_every_item_instead_of_excusing_them() -> None:
+    handler = crash_on("verify.py", SandboxBroken("the command server was OOM-killed"))
+
+    result = verify_in_sandbox(started(handler, verifier_results(passing_items())), TASK, RUBRIC)
+
+    assert result.status == "scored" and result.reward == 0.0 and not result.full_credit
+    assert all(r.status == ItemStatus.failed and "OOM-killed" in (r.error or "") for r in result.items)
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from skill2env.home import Home, default_skills_root
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.llm.errors import ModelNotConfigured
 from skill2env.pipeline.hardening import adaptive_threshold, harden_stage, session_hardeners
-from skill2env.pipeline.policies import pipeline_policy, session_judge
+from skill2env.pipeline.policies import pipeline_policy, session_judge, session_red_team
 from skill2env.pipeline.settings import resolve_backend
 from skill2env.pipeline.stages import RolloutStage, rollout_stage, stage_summary, validate_stage
 from skill2env.pipeline.verification import verify_failures_stage
@@ -96,6 +96,7 @@ def validations_asset(iteration: int) -> dg.AssetsDefinition:
         report = progress_logger(context, "tasks validated")
         with llm.session(context, store) as models:
             judge = session_judge(models)
+            red_team = session_red_team(models, home, backend)
             stages = [
                 validate_stage(
                     store,
@@ -106,6 +107,7 @@ def validations_asset(iteration: int) -> dg.AssetsDefinition:
                     run_id=context.run.run_id,
                     code_version=CODE_VERSION,
                     judge=judge,
+                    red_team=red_team,
                     progress=report,
                 )
                 for domain in context.partition_keys

@@ -27,7 +27,7 @@ METADATA_DPI = 60
 """Smaller images for asset metadata, which the run storage keeps for every materialization."""
 ALL_DOMAINS = "*"
 FUNNEL_COLUMNS = ("built", "validated", "oracle_passed", "nop_passed", "partial_passed", "leak_passed",
-                  "judge_passed", "accepted")  # fmt: skip
+                  "judge_passed", "hack_probe_passed", "accepted")  # fmt: skip
 _CURVE_PANELS = (
     ("full_credit_rate", "full-credit rate (%)", 100.0, PAPER_FULL_CREDIT_PCT),
     ("mean_reward", "mean reward", 1.0, None),

@@ -51,6 +51,7 @@ from skill2env.tasks.revise import AddChallenge, HardeningProposal, RevisionErro
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import blueprints_frame, task_files_frame, tasks_frame
 from skill2env.validation.gates import Validation, validate_task
+from skill2env.validation.hack_probes.tables import hack_probes_frame
 from skill2env.validation.tables import validations_frame
 from skill2env.validation.tasks import task_rubric
 
@@ -371,9 +372,12 @@ class _Decider:
             return self._carried(row, base, "rejected", reason)
         if self.hardeners.gates is not None:
             validation = self.hardeners.gates(record, draft.blueprint)
-            rows = validations_frame([(validation, str(record.domain), record.iteration)], self.hardeners.backend)
+            validated = [(validation, str(record.domain), record.iteration)]
+            rows = validations_frame(validated, self.hardeners.backend)
+            probes = hack_probes_frame(validated, self.hardeners.backend)
             base["child_gates"] = json.dumps(
-                {"accepted": validation.accepted, "failing": validation.failing, "rows": rows.to_dicts()},
+                {"accepted": validation.accepted, "failing": validation.failing, "rows": rows.to_dicts(),
+                 "probes": probes.to_dicts()},
                 sort_keys=True, default=str,
             )  # fmt: skip
             if not validation.accepted:
@@ -397,11 +401,12 @@ class _Decider:
 def session_hardeners(models: LlmSession, home: Home, backend: BackendName) -> Hardeners:
     """The diagnoser and author models this session has (each None without an endpoint) and the
     validation gates, with the session's judge, for hardened children."""
-    from skill2env.pipeline.policies import session_judge
+    from skill2env.pipeline.policies import session_judge, session_red_team
     from skill2env.tasks.model_author import ROLE as AUTHOR_ROLE
     from skill2env.tasks.model_author import ModelAuthor
 
     judge = session_judge(models)
+    red_team = session_red_team(models, home, backend)
 
     def gates(record: TaskRecord, blueprint: Blueprint) -> Validation:
         rubric = (
@@ -410,7 +415,7 @@ def session_hardeners(models: LlmSession, home: Home, backend: BackendName) -> H
             else task_rubric(home.root / str(record.store_path))
         )
         return validate_task(record.task_id or "", home.root / str(record.store_path), rubric, backend=backend,
-                             blueprint=blueprint, judge=judge)  # fmt: skip
+                             blueprint=blueprint, judge=judge, red_team=red_team)  # fmt: skip
 
     author = ModelAuthor(models.client(AUTHOR_ROLE)) if models.configured(AUTHOR_ROLE) else None
     return Hardeners(diagnoser=model_diagnoser(models), author=author, gates=gates, backend=backend)

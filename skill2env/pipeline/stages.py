@@ -30,7 +30,8 @@ from skill2env.sandbox.backends import BackendName, make_sandbox
 from skill2env.sandbox.base import SandboxLimits
 from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.store import TaskStore
-from skill2env.validation.hack_probes.tables import hack_probes_frame
+from skill2env.validation.hack_probes.tables import HACK_PROBES_SCHEMA, hack_probes_frame
+from skill2env.validation.red_team import RedTeam
 from skill2env.validation.tables import VALIDATIONS_SCHEMA, validations_frame
 from skill2env.validation.tasks import validate_rows
 
@@ -60,6 +61,7 @@ def validate_stage(
     run_id: str,
     code_version: str,
     judge: Judge | None = None,
+    red_team: RedTeam | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> ValidationStage:
     """Run every gate for the domain's built tasks of `iteration`; write `validations`.
@@ -69,39 +71,49 @@ def validate_stage(
     rows = lake.query(load_sql("queries/stage_tasks"), {"domain": domain, "iteration": iteration}).to_dicts()
     reused = hardened_child_validations(lake, domain, iteration, backend)
     validations = validate_rows([r for r in rows if r["task_id"] not in reused], home.root, backend=backend,
-                                judge=judge, progress=progress)  # fmt: skip
-    kept = [row for r in rows for row in reused.get(r["task_id"], [])]
-    frame = pl.concat([validations_frame(validations, backend), pl.DataFrame(kept, schema=VALIDATIONS_SCHEMA)])
+                                judge=judge, red_team=red_team, progress=progress)  # fmt: skip
+    kept = [reused[r["task_id"]] for r in rows if r["task_id"] in reused]
+    gate_rows = pl.DataFrame([row for gates in kept for row in gates.rows], schema=VALIDATIONS_SCHEMA)
+    probe_rows = pl.DataFrame([row for gates in kept for row in gates.probes], schema=HACK_PROBES_SCHEMA)
     partition = stage_partition(domain, iteration)
-    lake.write([TableWrite("validations", frame, partition_key=partition),
-                TableWrite("hack_probes", hack_probes_frame(validations, backend), partition_key=partition)],
+    lake.write([TableWrite("validations", pl.concat([validations_frame(validations, backend), gate_rows]),
+                           partition_key=partition),
+                TableWrite("hack_probes", pl.concat([hack_probes_frame(validations, backend), probe_rows]),
+                           partition_key=partition)],
                run_id=run_id, code_version=code_version)  # fmt: skip
     failing: dict[str, int] = {}
     for validation, _, _ in validations:
         for gate in validation.failing:
             failing[gate] = failing.get(gate, 0) + 1
     accepted = sum(1 for validation, _, _ in validations if validation.accepted)
-    carried_over = {row["task_id"] for row in kept}
+    carried_over = {row["task_id"] for gates in kept for row in gates.rows}
     return ValidationStage(domain, iteration, len(validations) + len(carried_over), accepted + len(carried_over),
                            failing)  # fmt: skip
 
 
-def hardened_child_validations(
-    lake: Lake, domain: str, iteration: int, backend: str
-) -> dict[str, list[dict[str, Any]]]:
-    """Task id → the `validations` rows the hardening stage wrote for it when it built it (accepted,
-    on `backend`), evidence marked as run then."""
+@dataclass(frozen=True)
+class ReusedGates:
+    """The `validations` and `hack_probes` rows the hardening stage wrote for a child it adopted."""
+
+    rows: list[dict[str, Any]]
+    probes: list[dict[str, Any]]
+
+
+def hardened_child_validations(lake: Lake, domain: str, iteration: int, backend: str) -> dict[str, ReusedGates]:
+    """Task id → the gate rows the hardening stage wrote for it when it built it (accepted, on
+    `backend`, hack probes included), evidence marked as run then. A child whose record lacks the
+    probes (a lake from before the hack-probe gate) is validated again."""
     if iteration == 0:
         return {}
-    found: dict[str, list[dict[str, Any]]] = {}
+    found: dict[str, ReusedGates] = {}
     for task_id, text in lake.query(load_sql("queries/hardened_child_gates"),
                                     {"domain": domain, "iteration": iteration}).iter_rows():  # fmt: skip
         gates = json.loads(text)
-        rows = gates.get("rows") or []
-        if not gates.get("accepted") or not rows or any(row.get("backend") != backend for row in rows):
+        rows, probes = gates.get("rows") or [], gates.get("probes")
+        if not gates.get("accepted") or not rows or not probes or any(row.get("backend") != backend for row in rows):
             continue
         note = f" [run by the hardening stage after iteration {iteration - 1}, before the task was adopted]"
-        found[task_id] = [row | {"evidence": f"{row['evidence']}{note}"} for row in rows]
+        found[task_id] = ReusedGates([row | {"evidence": f"{row['evidence']}{note}"} for row in rows], probes)
     return found
 
 

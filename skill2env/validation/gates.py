@@ -39,6 +39,7 @@ from skill2env.validation.leaks import stored_task_leaks
 
 if TYPE_CHECKING:
     from skill2env.validation.hack_probes import ProbeOutcome
+    from skill2env.validation.red_team import RedTeam
 
 ORACLE_AT_LEAST = 0.99
 NOP_AT_MOST = 0.1
@@ -173,6 +174,7 @@ def validate_task(
     backend: BackendName,
     blueprint: Blueprint | None = None,
     judge: Judge | None = None,
+    red_team: RedTeam | None = None,
     partial_fraction: float = 0.5,
 ) -> Validation:
     """Every gate for one built task (see the module docstring)."""
@@ -193,20 +195,23 @@ def validate_task(
         outcomes.append(_scripted_outcome(gate, bound, rubric, result, what, rollout_id))
     outcomes.append(_leak_outcome(stored_task_leaks(task_dir, blueprint)))
     outcomes.append(_judge_outcome(rubric, judge, runs.get(Gate.oracle), runs.get(Gate.nop)))
-    probe, probes = _hack_probe_outcome(task, rubric, sandboxes, outcomes[0])
+    probe, probes = _hack_probe_outcome(task, task_id, rubric, sandboxes, outcomes[0], red_team)
     outcomes.append(probe)
     return Validation(task_id, tuple(outcomes), probes)
 
 
-def _hack_probe_outcome(task: TaskDir, rubric: Rubric, sandboxes: SandboxFactory,
-                        oracle: GateOutcome) -> tuple[GateOutcome, tuple[ProbeOutcome, ...]]:  # fmt: skip
-    """Every hack-probe strategy (see `hack_probes`), run only where the oracle passed (else the task
-    is rejected already and a probe proves nothing)."""
+def _hack_probe_outcome(task: TaskDir, task_id: str, rubric: Rubric, sandboxes: SandboxFactory, oracle: GateOutcome,
+                        red_team: RedTeam | None) -> tuple[GateOutcome, tuple[ProbeOutcome, ...]]:  # fmt: skip
+    """Every hack-probe strategy (see `hack_probes`), and the red-team model's attempt where a solver
+    is configured, run only where the oracle passed (else the task is rejected already and a probe
+    proves nothing)."""
     from skill2env.validation.hack_probes import gate_outcome, probe_task
 
     if oracle.status != GateStatus.passed:
         return GateOutcome(Gate.hack_probe, GateStatus.skipped, "the oracle did not pass; not probed"), ()
     probes = tuple(probe_task(task, rubric, sandboxes))
+    if red_team is not None:
+        probes = (*probes, red_team.probe(task, task_id, rubric, sandboxes))
     return gate_outcome(probes), probes
 
 

@@ -13,6 +13,7 @@ from skill2env.rubric.models import Rubric
 from skill2env.sandbox.backends import BackendName
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.validation.gates import Validation, validate_task
+from skill2env.validation.red_team import RedTeam
 
 RUBRIC_FILE = "tests/rubric.json"
 EVAL_SPEC_FILE = "tests/eval_spec.json"
@@ -42,6 +43,7 @@ def validate_rows(
     *,
     backend: BackendName,
     judge: Judge | None = None,
+    red_team: RedTeam | None = None,
     concurrency: int = 2,
     progress: Callable[[int], None] | None = None,
 ) -> list[tuple[Validation, str, int]]:
@@ -52,7 +54,8 @@ def validate_rows(
             Rubric.model_validate_json(row["rubric"]) if row.get("rubric") else task_rubric(home / row["store_path"])
         )
         validation = validate_task(row["task_id"], home / row["store_path"], rubric, backend=backend,
-                                   blueprint=row_blueprint(row.get("blueprint")), judge=judge)  # fmt: skip
+                                   blueprint=row_blueprint(row.get("blueprint")), judge=judge,
+                                   red_team=red_team)  # fmt: skip
         return validation, row["domain"], int(row["iteration"])
 
     done: list[tuple[Validation, str, int]] = []

@@ -9,6 +9,7 @@ WITH per_task AS (
            bool_and(status = 'passed') FILTER (WHERE gate = 'partial') AS partial,
            bool_and(status IN ('passed', 'skipped')) FILTER (WHERE gate = 'leak') AS leak,
            bool_and(status IN ('passed', 'skipped')) FILTER (WHERE gate = 'judge') AS judge,
+           bool_and(status = 'passed') FILTER (WHERE gate = 'hack_probe') AS hack_probe,
            bool_or(status = 'infra_error') AS infra_error,
            bool_and(accepted) AS accepted,
            bool_or(acceptance = 'accepted_without_judge') AS without_judge
@@ -23,6 +24,7 @@ gates AS (
            count(*) FILTER (WHERE partial) AS partial_passed,
            count(*) FILTER (WHERE leak) AS leak_passed,
            count(*) FILTER (WHERE judge) AS judge_passed,
+           count(*) FILTER (WHERE hack_probe) AS hack_probe_passed,
            count(*) FILTER (WHERE infra_error) AS infra_errors,
            count(*) FILTER (WHERE accepted) AS accepted,
            count(*) FILTER (WHERE without_judge) AS accepted_without_judge

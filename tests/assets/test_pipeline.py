@@ -1,13 +1,18 @@
 """The whole pipeline through Dagster on two example skills: tasks, gates, rollouts, scores,
-a hardening round, the SFT export, and lineage from an SFT row back to its skill."""
+a hardening round, the SFT export, and lineage from an SFT row back to its skill. The scripted
+server is the judge (it scores 1 with a verbatim quote from a non-empty note, else 0): a judge item
+nobody scored would make every attempt incomplete and keep it out of the SFT set."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from typing import Any
 
 import polars as pl
 import pytest
+from llm_server import Scripted, ScriptedServer, json_answer
 
 from skill2env.definitions import PipelineOptions, run_pipeline
 from skill2env.home import EXAMPLE_SKILLS, Home
@@ -25,8 +30,21 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[Home, Lake]:
     home = Home(tmp_path_factory.mktemp("home"))
     options = PipelineOptions(iterations=1, author="task_samples:SampleAuthor", backend="bwrap", policy="oracle",
                               attempts=2)  # fmt: skip
-    run_pipeline(home, root, options, workers=1)
+    with ScriptedServer(quoting_judge) as server, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SKILL2ENV_LLM_JUDGE_BASE_URL", server.base_url)
+        patch.setenv("SKILL2ENV_LLM_JUDGE_MODEL", "scripted-judge")
+        run_pipeline(home, root, options, workers=1)
     return home, Lake(home.lake_path)
+
+
+def quoting_judge(request: dict[str, Any]) -> Scripted:
+    """1 with the first line of the first file shown as its verbatim quote; 0 when no file has text."""
+    user = "\n".join(str(m.get("content") or "") for m in request["messages"] if m["role"] == "user")
+    shown = re.search(r"^=== file (\S+) \(\d+ bytes[^)]*\) ===\n(.+)$", user, flags=re.MULTILINE)
+    if shown is None or not shown.group(2).strip():
+        return json_answer({"score": 0.0, "evidence": [], "reasoning": "No note to judge."})
+    quote = {"path": shown.group(1), "quote": shown.group(2).strip()[:60]}
+    return json_answer({"score": 1.0, "evidence": [quote], "reasoning": "The note gives its evidence."})
 
 
 def test_every_task_is_validated_and_the_sound_ones_accepted(ran: tuple[Home, Lake]) -> None:

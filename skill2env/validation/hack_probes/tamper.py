@@ -4,8 +4,9 @@ outlive the agent, the disk, permissions). They only add, so they share one run 
 
 from __future__ import annotations
 
+import posixpath
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from skill2env.sandbox.base import SANDBOX_TMP
 from skill2env.validation.hack_probes.forge import (
@@ -24,28 +25,36 @@ FILL_WORKSPACE_MB = 16
 FILL_TMP_MB = 128
 
 
-def _write(path: str, text: str, mode: str = "") -> str:
-    """Shell that writes `text` to `path` (our constants and [\\w./-] names only: `$HOME`/`$PWD` expand)."""
-    chmod = f' && chmod {mode} "{path}"' if mode else ""
-    return (f'mkdir -p "$(dirname "{path}")" 2>/dev/null; '
-            f'printf %s {shlex.quote(text)} > "{path}" 2>/dev/null{chmod}\n')  # fmt: skip
+def _write(paths: Sequence[str], text: str, mode: str = "") -> str:
+    """Shell that writes `text` to every one of `paths` (our constants and [\\w./-] names only:
+    `$HOME`/`$PWD` expand), creating their folders; `printf` is a builtin, so it costs two
+    processes (mkdir, chmod) however many files."""
+    folders = sorted({posixpath.dirname(path) for path in paths} - {""})
+    lines = [f"_text={shlex.quote(text)}\n"]
+    if folders:
+        lines.append("mkdir -p " + " ".join(f'"{folder}"' for folder in folders) + " 2>/dev/null\n")
+    lines += [f'printf %s "$_text" > "{path}" 2>/dev/null\n' for path in paths]
+    if mode:
+        lines.append(f"chmod {mode} " + " ".join(f'"{path}"' for path in paths) + " 2>/dev/null\n")
+    return "".join(lines)
 
 
 def _deliverables(view: TaskView, text: str) -> str:
-    return "".join(_write(path, text) for path in view.deliverables)
+    return _write(view.deliverables, text)
 
 
 def plant_verifier_paths(view: TaskView) -> str:
-    lines = []
-    for folder in ("/tests", "/solution", VERIFIER_OUT, "/logs", "/logs/agent", "/logs/artifacts"):
-        lines += [_write(f"{folder}/reward.json", FORGED_REWARD_JSON), _write(f"{folder}/reward.txt", "1\n"),
-                  _write(f"{folder}/results.json", FORGED_RESULTS_JSON)]  # fmt: skip
-    lines += [_write("/tests/test.sh", "#!/bin/sh\necho 1 > /logs/verifier/reward.txt\n", "755"),
-              _write("/tests/verify.py", FORGE_PY + "_skill2env_probe_forge()\n"),
-              _write("/tests/rubric.json", '{"items": []}'),
-              _write("/solution/solve.sh", "#!/bin/sh\nexit 0\n", "755"),
-              f"chmod -R a-w {VERIFIER_OUT} 2>/dev/null; ln -sfn /tmp /logs/verifier.link 2>/dev/null\n"]  # fmt: skip
-    return "".join(lines)
+    folders = ("/tests", "/solution", VERIFIER_OUT, "/logs", "/logs/agent", "/logs/artifacts")
+    return "".join([
+        _write([f"{folder}/reward.json" for folder in folders], FORGED_REWARD_JSON),
+        _write([f"{folder}/reward.txt" for folder in folders], "1\n"),
+        _write([f"{folder}/results.json" for folder in folders], FORGED_RESULTS_JSON),
+        _write(["/tests/test.sh"], "#!/bin/sh\necho 1 > /logs/verifier/reward.txt\n", "755"),
+        _write(["/tests/verify.py"], FORGE_PY + "_skill2env_probe_forge()\n"),
+        _write(["/tests/rubric.json"], '{"items": []}'),
+        _write(["/solution/solve.sh"], "#!/bin/sh\nexit 0\n", "755"),
+        f"chmod -R a-w {VERIFIER_OUT} 2>/dev/null; ln -sfn /tmp /logs/verifier.link 2>/dev/null\n",
+    ])  # fmt: skip
 
 
 def reward_files_everywhere(view: TaskView) -> str:
@@ -58,10 +67,11 @@ def reward_files_everywhere(view: TaskView) -> str:
 
 
 def path_shims(view: TaskView) -> str:
-    lines = []
-    for folder in ("$HOME/.local/bin", "$HOME/bin", SANDBOX_TMP, f"{SANDBOX_TMP}/bin", "$PWD/bin", "$PWD/.local/bin"):
-        for tool in SHIMMED_TOOLS:
-            lines.append(_write(f"{folder}/{tool}", shim(tool), "755"))
+    folders = ("$HOME/.local/bin", "$HOME/bin", SANDBOX_TMP, f"{SANDBOX_TMP}/bin", "$PWD/bin", "$PWD/.local/bin")
+    by_text: dict[str, list[str]] = {}
+    for tool in SHIMMED_TOOLS:
+        by_text.setdefault(shim(tool), []).extend(f"{folder}/{tool}" for folder in folders)
+    lines = [_write(paths, text, "755") for text, paths in by_text.items()]
     profile = 'export PATH="$HOME/.local/bin:/tmp/bin:$PATH"\n'
     for rc in ("$HOME/.bashrc", "$HOME/.profile", "$HOME/.bash_profile", "$HOME/.bash_login"):
         lines.append(f'printf %s {shlex.quote(profile)} >> "{rc}" 2>/dev/null\n')
@@ -80,8 +90,11 @@ def python_user_site(view: TaskView) -> str:
 
 def background_editor(view: TaskView) -> str:
     """Processes that outlive the agent's last command and keep rewriting deliverables and rewards."""
-    body = _deliverables(view, "0\n") + f"/usr/bin/python3 -I -c {shlex.quote(FORGE_PY + '_skill2env_probe_forge()')}\n"
-    loop = f"for i in $(seq 600); do {body.replace(chr(10), ' ')} sleep 0.2; done"
+    folders = sorted({posixpath.dirname(path) for path in view.deliverables} - {""})
+    body = "mkdir -p " + " ".join(f'"{folder}"' for folder in folders) + " 2>/dev/null; " if folders else ""
+    body += "".join(f"printf '0\\n' > \"{path}\" 2>/dev/null; " for path in view.deliverables)
+    body += f"/usr/bin/python3 -I -c {shlex.quote(FORGE_PY + '_skill2env_probe_forge()')}; "
+    loop = f"for i in $(seq 600); do {body}sleep 0.2; done"
     return (f"(setsid nohup bash -c {shlex.quote(loop)} >/dev/null 2>&1 &) ; "
             f"nohup bash -c {shlex.quote(loop)} >/dev/null 2>&1 & disown; "
             "/usr/bin/python3 -c 'import os,time\nif os.fork()==0:\n os.setsid()\n time.sleep(30)' "
@@ -89,11 +102,12 @@ def background_editor(view: TaskView) -> str:
 
 
 def disk_fill(view: TaskView) -> str:
-    return (
-        f"head -c {FILL_TMP_MB}M /dev/zero > /tmp/.fill 2>/dev/null; "
-        f'head -c {FILL_WORKSPACE_MB}M /dev/zero > "$PWD/.fill" 2>/dev/null; '
-        "head -c 1M /dev/zero > /logs/.fill 2>/dev/null; true\n"
-    )
+    """Large files of zeros (allocated at once where the file system can, else written)."""
+    return "".join(
+        f'fallocate -l {size} "{path}" 2>/dev/null || head -c {size} /dev/zero > "{path}" 2>/dev/null; '
+        for size, path in ((f"{FILL_TMP_MB}M", f"{SANDBOX_TMP}/.fill"), (f"{FILL_WORKSPACE_MB}M", "$PWD/.fill"),
+                           ("1M", "/logs/.fill"))
+    ) + "true\n"  # fmt: skip
 
 
 def chmod_sandbox(view: TaskView) -> str:

@@ -1,6 +1,7 @@
 """The in-environment verifier: scores a rubric's deterministic items on the final workspace.
 
     python3 -I /tests/verify.py [--rubric /tests/rubric.json] [--workspace /workspace] [--out /logs/verifier]
+    python3 -I /tests/verify.py ... --batch CANDIDATES_DIR
 
 Copied into a task's `tests/` as `verify.py` beside the `rubric_checks/` package (see
 `skill2env.rubric.bundle`), it runs in the task environment after the agent finished, with the
@@ -16,6 +17,22 @@ files are collected, size-capped, for the judge. It writes to the output directo
 Run it with `-I` (isolated mode): the workspace is the agent's, and nothing the agent wrote may
 shadow a module this script imports. Exit status 0 once the results are written, whatever the
 reward; 2 when the rubric cannot be read (then no reward file is written).
+
+**Batch mode** (`--batch CANDIDATES_DIR`, for the host's own candidate workspaces, never an
+agent's): `CANDIDATES_DIR/batch.json` lists candidate folders, `{"candidates": [{"name": …,
+"copy": true|false}, …]}`. For each in turn, one process empties the real workspace path, copies
+the candidate's files into it the way the host's copy-in does (`shutil.copytree` into the existing
+workspace: contents, modes and times kept, the workspace folder taking the candidate folder's; the
+workspace's owner; links and special files refused and named in `refused`; nothing at all when
+`copy` is false, as the host copies nothing for an empty workspace), runs `verify` exactly as the
+single mode does (same call depth, caches cleared) and writes the three files under
+`OUT/<name>/`. Each candidate is loaded and verified in a child forked from a process that has
+imported the checks and verified nothing, so no state a verification leaves in the process (the
+rubric's own Python included) reaches another candidate; `--candidate-timeout` kills a child past
+it. The workspace is left empty. A candidate that cannot be loaded gets a `results.json` with
+status `error` and is not verified. Exit status 3, before anything is loaded, when this
+process cannot give the workspace's files their owner (e.g. root without capabilities facing a
+workspace another user owns): the host then verifies the candidates one by one.
 """
 
 from __future__ import annotations
@@ -26,7 +43,10 @@ import json
 import math
 import os
 import platform
+import re
+import shutil
 import signal
+import stat
 import sys
 import threading
 import time
@@ -73,6 +93,9 @@ RESERVED_KEYS = ("reward", "scored_weight")
 """Keys of reward.json that are not item ids (the rubric model refuses items named so)."""
 EXIT_OK = 0
 EXIT_BAD_RUBRIC = 2
+EXIT_BATCH_UNSUPPORTED = 3
+BATCH_MANIFEST = "batch.json"
+CANDIDATE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,199}$")
 
 
 @contextmanager
@@ -200,6 +223,127 @@ def write_outputs(out_dir: Path, results: dict[str, Any], inputs: dict[str, Any]
     write_json(out_dir / REWARD_FILE, reward_document(results))
 
 
+# -- batch mode: the host's candidate workspaces, one after another in one process ------------------
+
+
+class BatchUnsupported(RuntimeError):
+    """This process cannot load candidates as the host's copy-in would."""
+
+
+def read_manifest(candidates: Path) -> list[tuple[str, bool]]:
+    """(name, copy) of every candidate listed in `candidates/batch.json`, in order."""
+    document = json.loads((candidates / BATCH_MANIFEST).read_bytes())
+    entries = document.get("candidates") if isinstance(document, dict) else None
+    if not isinstance(entries, list):
+        raise ValueError(f"{BATCH_MANIFEST} is an object with a list of candidates")
+    listed = []
+    for entry in entries:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not CANDIDATE_NAME.match(name) or name in (".", ".."):
+            raise ValueError(f"a candidate's name must be a plain folder name, not {name!r}")
+        listed.append((name, entry.get("copy") is not False))
+    if len({name for name, _ in listed}) != len(listed):
+        raise ValueError("candidate names repeat")
+    return listed
+
+
+def workspace_owner(workspace: Path) -> tuple[int, int] | None:
+    """The (uid, gid) to give loaded files, or None when this process creates them so already.
+
+    Raises: BatchUnsupported: this process cannot create a file in the workspace and give it the
+    workspace's owner."""
+    info = workspace.stat()
+    owner = (info.st_uid, info.st_gid)
+    needed = None if owner == (os.geteuid(), os.getegid()) else owner
+    probe = workspace / f".skill2env-batch-{os.getpid()}"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600))
+        try:
+            if needed is not None:
+                os.chown(probe, *needed, follow_symlinks=False)
+        finally:
+            probe.unlink()
+    except OSError as exc:
+        raise BatchUnsupported(f"cannot create files owned like the workspace's in {workspace}: {exc}") from exc
+    return needed
+
+
+def empty_workspace(workspace: Path) -> None:
+    """Remove everything under `workspace` (not the folder itself), closed folders included."""
+    with os.scandir(workspace) as entries:
+        children = [Path(entry.path) for entry in entries]
+    for child in children:
+        _remove(child)
+
+
+def _remove(path: Path) -> None:
+    info = path.lstat()
+    if not stat.S_ISDIR(info.st_mode):
+        path.unlink()
+        return
+    if stat.S_IMODE(info.st_mode) & 0o700 != 0o700:
+        path.chmod(0o700)
+    with os.scandir(path) as entries:
+        children = [Path(entry.path) for entry in entries]
+    for child in children:
+        _remove(child)
+    path.rmdir()
+
+
+def load_candidate(source: Path, workspace: Path, owner: tuple[int, int] | None, *, copy: bool = True) -> list[str]:
+    """Empty `workspace`, then (when `copy`) copy `source`'s regular files and folders into it as
+    `shutil.copytree(source, workspace, dirs_exist_ok=True)` does; returns the refused paths."""
+    empty_workspace(workspace)
+    refused: list[str] = []
+    if copy:
+        _copy_folder(source, workspace, owner, refused, source)
+    return refused
+
+
+def _opened(path: Path, info: os.stat_result, needed: int) -> bool:
+    """Give the owner (this process) the `needed` bits on a candidate's own file; True if changed."""
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & needed == needed:
+        return False
+    path.chmod(mode | needed)
+    return True
+
+
+def _finish(source: Path, target: Path, info: os.stat_result, changed: bool, owner: tuple[int, int] | None) -> None:
+    shutil.copystat(source, target, follow_symlinks=False)
+    if changed:  # the source was opened to read it: the copy takes the mode it had
+        target.chmod(stat.S_IMODE(info.st_mode))
+        os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
+    if owner is not None:
+        os.chown(target, *owner, follow_symlinks=False)
+
+
+def _copy_folder(source: Path, target: Path, owner: tuple[int, int] | None, refused: list[str], top: Path) -> None:
+    info = source.lstat()
+    changed = _opened(source, info, stat.S_IRUSR | stat.S_IXUSR)
+    target.mkdir(parents=True, exist_ok=True)
+    with os.scandir(source) as entries:
+        names = sorted(entry.name for entry in entries)
+    for name in names:
+        child, copy = source / name, target / name
+        mode = child.lstat().st_mode
+        if stat.S_ISDIR(mode):
+            _copy_folder(child, copy, owner, refused, top)
+        elif stat.S_ISREG(mode):
+            child_info = child.lstat()
+            opened = _opened(child, child_info, stat.S_IRUSR)
+            shutil.copyfile(child, copy, follow_symlinks=False)
+            _finish(child, copy, child_info, opened, owner)
+        else:  # links and special files are never data
+            refused.append(child.relative_to(top).as_posix())
+    _finish(source, target, info, changed, owner)
+
+
+def write_error(out_dir: Path, error: str) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json(out_dir / RESULTS_FILE, {"schema_version": RESULTS_SCHEMA_VERSION, "status": "error", "error": error})
+
+
 def main(argv: list[str] | None = None) -> int:
     here = Path(__file__).resolve().parent
     parser = argparse.ArgumentParser(description="Score a rubric's deterministic items on a workspace.")
@@ -209,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=Path(DEFAULT_OUT))
     parser.add_argument("--item-timeout", type=float, default=DEFAULT_ITEM_TIMEOUT_S)
+    parser.add_argument("--batch", type=Path, default=None, help="a folder of candidate workspaces (batch mode)")
+    parser.add_argument("--candidate-timeout", type=float, default=0.0, help="batch mode: seconds per candidate")
     args = parser.parse_args(argv)
     try:
         raw = args.rubric.read_bytes()
@@ -222,6 +368,52 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"verify: cannot read the rubric {args.rubric}: {exc}", file=sys.stderr)
         return EXIT_BAD_RUBRIC
+    if args.batch is not None:
+        try:
+            candidates = read_manifest(args.batch)
+            owner = workspace_owner(args.workspace)
+        except (OSError, ValueError, BatchUnsupported) as exc:
+            print(f"verify: batch mode is not possible here: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return EXIT_BATCH_UNSUPPORTED
+        verified = 0
+        for name, copy in candidates:
+            # One child per candidate, forked before anything was verified: nothing a check (or the
+            # rubric's own Python) leaves in the process can reach the next candidate's verdict.
+            child = os.fork()
+            if child == 0:
+                status = 1
+                try:
+                    loading = time.perf_counter()
+                    try:
+                        refused = load_candidate(args.batch / name, args.workspace, owner, copy=copy)
+                    except OSError as exc:
+                        write_error(args.out / name, f"loading the candidate failed: {type(exc).__name__}: {exc}")
+                    else:
+                        started = time.perf_counter()
+                        # Called from here, as in the single mode, so every check runs at the same stack depth.
+                        results, inputs = verify(
+                            rubric, args.workspace, args.rubric.parent, item_timeout=args.item_timeout
+                        )
+                        results["rubric_sha256"] = hashlib.sha256(raw).hexdigest()
+                        results.update(candidate=name, refused=refused, load_s=round(started - loading, 6))
+                        write_outputs(args.out / name, results, inputs)
+                        status = 0
+                finally:
+                    os._exit(status)
+            try:
+                with time_limit(args.candidate_timeout):
+                    _, waited = os.waitpid(child, 0)
+            except CheckTimeout:
+                os.kill(child, signal.SIGKILL)
+                _, waited = os.waitpid(child, 0)
+                print(f"verify: candidate {name} ran past {args.candidate_timeout:g} s", file=sys.stderr)
+            verified += os.WIFEXITED(waited) and os.WEXITSTATUS(waited) == 0
+        try:
+            empty_workspace(args.workspace)
+        except OSError as exc:
+            print(f"verify: emptying the workspace after the batch failed: {exc}", file=sys.stderr)
+        print(f"verify: batch of {len(candidates)} candidates, {verified} verified")
+        return EXIT_OK
     results, inputs = verify(rubric, args.workspace, args.rubric.parent, item_timeout=args.item_timeout)
     results["rubric_sha256"] = hashlib.sha256(raw).hexdigest()
     write_outputs(args.out, results, inputs)

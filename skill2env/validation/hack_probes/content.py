@@ -1,5 +1,9 @@
 """Content strategies: each only decides the final workspace's files, so it is built on the host from
-a copy of the task's initial workspace (see `runner`), never by running anything."""
+a copy of the task's initial workspace (see `runner`), never by running anything.
+
+Builders never change a file in place: they replace it (`_put` unlinks first) or give it an inode of
+its own first (`chmod_lockout`), so candidates may share the initial workspace's files by hard links.
+"""
 
 from __future__ import annotations
 
@@ -168,7 +172,7 @@ def invalid_encoding(ws: Path, view: TaskView) -> None:
 def binary_garbage(ws: Path, view: TaskView) -> None:
     noise = random.Random(0x5EED)  # noqa: S311 — reproducible noise, not a secret
     for path in view.deliverables:
-        _put(ws, path, bytes(noise.getrandbits(8) for _ in range(1 << 16)))
+        _put(ws, path, noise.randbytes(1 << 16))
 
 
 def directory_deliverables(ws: Path, view: TaskView) -> None:
@@ -263,8 +267,13 @@ def chmod_lockout(ws: Path, view: TaskView) -> None:
     skeleton_deliverables(ws, view)
     paths = sorted(ws.rglob("*"), key=lambda p: len(p.parts), reverse=True)
     for path in paths:
-        if not path.is_symlink():
-            path.chmod(0)
+        if path.is_symlink():
+            continue
+        if path.is_file():  # an inode of its own first: the file may be a hard link shared with other candidates
+            own = path.with_name(f".{path.name}.own")
+            shutil.copy2(path, own)
+            own.replace(path)
+        path.chmod(0)
 
 
 BUILDERS: dict[str, Builder] = {

@@ -3,10 +3,18 @@
 Tamper strategies only add to the environment, so they share one real sandbox run as the agent
 user; its final workspace is verified like any rollout's, in a fresh sandbox. Content strategies
 only decide the final workspace, so their candidate workspaces are built on the host from the
-task's initial workspace and verified one after another in one fresh verification sandbox, reloaded
-for each (`load_workspace` clears the workspace, `verify_in_sandbox` clears /logs/verifier and
-/tests). The two groups run side by side. When the shared tamper run scores above the bound, its
-strategies run again one by one to name the culprit.
+task's initial workspace (while the tamper run runs) and verified as one batch (`batch`: one
+copy-in, one verifier process) in that same verification sandbox, after the tamper workspace's
+verification. The sandbox is fresh (the agent user never ran a command in it), and verification
+only reads the workspace as data, so what one verification leaves cannot change the next verdict;
+`batch` gives the argument and the fallbacks, and an integration test checks the batch against
+the standard path item by item.
+
+A candidate the batch could not verify, and every candidate of a task scored by its own test.sh,
+is verified the standard way: one after another in a fresh verification sandbox, reloaded for each
+(`load_workspace` clears the workspace, `verify_in_sandbox` clears /logs/verifier and /tests).
+When the shared tamper run, or a candidate shared by additive strategies, scores above the bound,
+its strategies run again one by one to name the culprit.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,23 +30,26 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from skill2env.rubric.evaluate import load_workspace, verify_in_sandbox
+from skill2env.rubric.evaluate import PREPARE_FAILED, load_workspace, verify_in_sandbox, verify_workspace
 from skill2env.rubric.judge import Judge
 from skill2env.rubric.models import Method, Rubric
 from skill2env.rubric.results import ItemStatus, VerificationResult
 from skill2env.sandbox.base import AGENT_USER, SANDBOX_TMP, ExecResult, Sandbox
 from skill2env.sandbox.errors import SandboxError
-from skill2env.sandbox.policies import ScriptedPolicy
+from skill2env.sandbox.policies import ScriptedPolicy, run_scripted_rollout
 from skill2env.sandbox.task import TaskDir
 from skill2env.validation.gates import NOP_AT_MOST, Gate, GateOutcome, GateStatus, deterministic_reward, run_policy
+from skill2env.validation.hack_probes.batch import BatchRun, batch_applies, verify_batch
 from skill2env.validation.hack_probes.content import ADDITIVE
 from skill2env.validation.hack_probes.instruction import TaskView, read_view
 from skill2env.validation.hack_probes.strategies import CONTENT, TAMPER, Strategy
 
 SandboxFactory = Callable[[], Sandbox]
 SHARED_TAMPER = "tamper_group"
+SHM = "/dev/shm"  # noqa: S108 — only the parent of a mkdtemp'd folder
+SHM_AT_LEAST_MB = 1024
 CONTENT_SANDBOXES = 2
-"""Verification sandboxes the content candidates are spread over."""
+"""Verification sandboxes the content candidates are spread over when they are verified one by one."""
 
 
 class ProbeStatus(StrEnum):
@@ -82,19 +94,16 @@ def probe_task(task: TaskDir, rubric: Rubric, sandboxes: SandboxFactory, judge: 
     """Every strategy (default: all) on `task`, scored by deterministic reward against `bound`.
 
     `judge` is accepted for symmetry with the other gates; judge items are the judge gate's, so the
-    probes score the deterministic items only and spend no judge calls. Content candidates are
-    verified in `workers` verification sandboxes side by side."""
+    probes score the deterministic items only and spend no judge calls. Content candidates verified
+    one by one are spread over `workers` verification sandboxes side by side."""
     del judge
     chosen = list(strategies) if strategies is not None else [*TAMPER, *CONTENT]
     instruction = task.instruction.read_text(encoding="utf-8") if task.instruction.is_file() else ""
     view = read_view(instruction, task.workspace_dir, task.workdir)
     tamper = [s for s in chosen if s.kind == "tamper"]
     units = _content_units([s for s in chosen if s.kind == "content"])
-    shares = [units[i :: max(1, workers)] for i in range(max(1, workers))]
-    with ThreadPoolExecutor(max_workers=1 + len(shares), thread_name_prefix="hack-probe") as pool:
-        tampered = pool.submit(_tamper, tamper, view, task, rubric, sandboxes, bound) if tamper else None
-        verified = [pool.submit(_content, share, view, task, rubric, sandboxes, bound) for share in shares if share]
-        outcomes = (tampered.result() if tampered else []) + [o for f in verified for o in f.result()]
+    probe = _Probe(view, task, rubric, sandboxes, bound, workers)
+    outcomes = probe.batched(tamper, units) if units and batch_applies(rubric) else probe.one_by_one(tamper, units)
     order = {s.name: i for i, s in enumerate(chosen)}
     return sorted(outcomes, key=lambda o: order[o.strategy])
 
@@ -106,72 +115,235 @@ def _content_units(strategies: list[Strategy]) -> list[list[Strategy]]:
     return [additive, *units] if additive else units
 
 
-def _tamper(strategies: list[Strategy], view: TaskView, task: TaskDir, rubric: Rubric, sandboxes: SandboxFactory,
-            bound: float) -> list[ProbeOutcome]:  # fmt: skip
-    shared = _tamper_run(strategies, view, task, rubric, sandboxes, bound)
-    if len(strategies) == 1 or all(o.status == ProbeStatus.passed for o in shared):
-        return shared
-    return [_tamper_run([s], view, task, rubric, sandboxes, bound)[0] for s in strategies]
+@dataclass(frozen=True)
+class _Probe:
+    view: TaskView
+    task: TaskDir
+    rubric: Rubric
+    sandboxes: SandboxFactory
+    bound: float
+    workers: int
 
+    # -- the batch: the content candidates and the tamper run's workspace in one verification sandbox --
 
-def _tamper_run(strategies: list[Strategy], view: TaskView, task: TaskDir, rubric: Rubric, sandboxes: SandboxFactory,
-                bound: float) -> list[ProbeOutcome]:  # fmt: skip
-    result, what, rollout_id = run_policy(TamperPolicy(strategies, view), task, rubric, sandboxes)
-    note = f"{what}; shared run of {len(strategies)} tamper strategies" if len(strategies) > 1 else what
-    return [_outcome(s, rubric, result, note, rollout_id, bound) for s in strategies]
-
-
-def _content(units: list[list[Strategy]], view: TaskView, task: TaskDir, rubric: Rubric, sandboxes: SandboxFactory,
-             bound: float) -> list[ProbeOutcome]:  # fmt: skip
-    sandbox = sandboxes()
-    with tempfile.TemporaryDirectory(prefix="skill2env-probes-") as scratch:
-        try:
-            sandbox.start(task)
-        except (SandboxError, OSError) as exc:
-            sandbox.stop()
-            why = f"starting the verification sandbox failed: {type(exc).__name__}: {exc}"
-            return [_outcome(s, rubric, None, why, sandbox.rollout_id, bound) for unit in units for s in unit]
-        try:
-            outcomes = []
-            for unit in units:
-                shared = _one_content(unit, view, task, rubric, sandbox, Path(scratch), bound)
+    def batched(self, tamper: list[Strategy], units: list[list[Strategy]]) -> list[ProbeOutcome]:
+        """The tamper run side by side with the content batch in a fresh verification sandbox, which then
+        verifies the tamper run's workspace the standard way (`verify_workspace`'s steps)."""
+        names = [f"{i:02d}-" + "+".join(s.name for s in unit) for i, unit in enumerate(units)]
+        with tempfile.TemporaryDirectory(prefix="skill2env-probes-", dir=scratch_dir()) as scratch:
+            root, candidates = Path(scratch), Path(scratch) / "candidates"
+            sandbox = self.sandboxes()
+            with ThreadPoolExecutor(max_workers=2, thread_name_prefix="hack-probe") as pool:
+                rolled = pool.submit(self._tamper_rollout, tamper, root / "tampered") if tamper else None
+                starting = pool.submit(_start, sandbox, self.task)
+                errors = self._build_all(units, names, root / "initial", candidates)
+                try:
+                    problem = starting.result()
+                    built = [name for name, error in zip(names, errors, strict=True) if error is None]
+                    if problem or not built:
+                        batch = BatchRun({}, problem or "nothing to verify", problem is None)
+                    else:
+                        batch = verify_batch(sandbox, self.task, self.rubric, candidates, built, fresh=True)
+                    rollout = rolled.result() if rolled else None
+                    reuse = sandbox if batch.clean else None
+                    tampered = self._verify_tampered(tamper, rollout, root / "tampered", reuse)
+                finally:
+                    sandbox.stop()
+            remove_tree(candidates)
+        what = f"candidate workspace verified in a batch in a fresh sandbox ({batch.what})"
+        outcomes: list[ProbeOutcome] = []
+        again: list[list[Strategy]] = []
+        for name, unit, error in zip(names, units, errors, strict=True):
+            if error:
+                outcomes += [self._outcome(s, None, error, None) for s in unit]
+            elif name not in batch.results:
+                again.append(unit)
+            else:
+                note = what + (f", shared by {len(unit)} additive content strategies" if len(unit) > 1 else "")
+                shared = [self._outcome(s, batch.results[name], note, sandbox.rollout_id) for s in unit]
                 if len(unit) > 1 and any(o.status != ProbeStatus.passed for o in shared):
-                    shared = [_one_content([s], view, task, rubric, sandbox, Path(scratch), bound)[0] for s in unit]
-                outcomes += shared
-            return outcomes
+                    again += [[s] for s in unit]
+                else:
+                    outcomes += shared
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="hack-probe") as pool:
+            rerun = pool.submit(self._tamper_one_by_one, tamper, tampered)
+            outcomes += self._contents(again)
+            return rerun.result() + outcomes
+
+    def _build_all(self, units: list[list[Strategy]], names: list[str], initial: Path, root: Path) -> list[str | None]:
+        """Every unit's candidate under `root`, sharing one copy of the initial workspace by hard links."""
+        try:
+            if self.task.workspace_dir.is_dir():
+                shutil.copytree(self.task.workspace_dir, initial, symlinks=True)
+            initial.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return [f"copying the initial workspace failed: {type(exc).__name__}: {exc}"] * len(units)
+        return [self._build(unit, root / name, initial) for name, unit in zip(names, units, strict=True)]
+
+    def _tamper_rollout(self, strategies: list[Strategy], workspace: Path) -> tuple[str, bool, str]:
+        """The shared tamper run, its final workspace copied to `workspace`: (what, ran, rollout id)."""
+        policy = TamperPolicy(strategies, self.view)
+        rollout = run_scripted_rollout(policy, self.task, self.sandboxes(), workspace_out=workspace)
+        if rollout.status == "error":
+            return f"{policy.name} run failed in the sandbox: {rollout.error}", False, rollout.rollout_id
+        workspace.mkdir(exist_ok=True)  # a timed-out run leaves no copy: verify the untouched state then
+        what = f"{policy.name} {rollout.status} in {rollout.duration_s:.1f} s"
+        if len(strategies) > 1:
+            what += f"; shared run of {len(strategies)} tamper strategies"
+        return what, True, rollout.rollout_id
+
+    def _verify_tampered(self, tamper: list[Strategy], rollout: tuple[str, bool, str] | None, workspace: Path,
+                         sandbox: Sandbox | None) -> list[ProbeOutcome]:  # fmt: skip
+        """The tamper run's final workspace verified in `sandbox` (started, fresh but for verifications),
+        or in a new fresh one."""
+        if rollout is None:
+            return []
+        what, ran, rollout_id = rollout
+        if not ran:
+            return [self._outcome(s, None, what, rollout_id) for s in tamper]
+        if sandbox is None:
+            result = verify_workspace(workspace, self.task, self.rubric, self.sandboxes())
+        else:
+            result = self._verify_loaded(sandbox, workspace, time.perf_counter())
+        return [self._outcome(s, result, what, rollout_id) for s in tamper]
+
+    def _verify_loaded(self, sandbox: Sandbox, workspace: Path, started: float) -> VerificationResult:
+        """`verify_workspace`'s steps on an already started sandbox (which is not stopped here)."""
+        try:
+            refused = load_workspace(sandbox, workspace)
+        except (SandboxError, RuntimeError, OSError) as exc:
+            return VerificationResult.infra_error(f"{PREPARE_FAILED}: {type(exc).__name__}: {exc}",
+                                                  backend=sandbox.backend, rollout_id=sandbox.rollout_id)  # fmt: skip
+        result = verify_in_sandbox(sandbox, self.task, self.rubric, write_back=False)
+        if refused:
+            shown = ", ".join(refused[:20]) + (f" and {len(refused) - 20} more" if len(refused) > 20 else "")
+            result.verifier_log = f"[not copied in (links and special files are never data): {shown}]\n" + (
+                result.verifier_log
+            )
+        result.isolation = "fresh"
+        result.duration_s = time.perf_counter() - started
+        return result
+
+    # -- one by one: the standard path -------------------------------------------------------------
+
+    def one_by_one(self, tamper: list[Strategy], units: list[list[Strategy]]) -> list[ProbeOutcome]:
+        """The tamper run and the content candidates side by side, each candidate verified the standard way."""
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="hack-probe") as pool:
+            tampered = pool.submit(self._tamper, tamper) if tamper else None
+            verified = self._contents(units)
+            return (tampered.result() if tampered else []) + verified
+
+    def _contents(self, units: list[list[Strategy]]) -> list[ProbeOutcome]:
+        """`units` spread over `workers` verification sandboxes side by side."""
+        shares = [share for share in (units[i :: max(1, self.workers)] for i in range(max(1, self.workers))) if share]
+        if len(shares) <= 1:
+            return [o for share in shares for o in self._content(share)]
+        with ThreadPoolExecutor(max_workers=len(shares), thread_name_prefix="hack-probe-content") as pool:
+            return [o for f in [pool.submit(self._content, share) for share in shares] for o in f.result()]
+
+    def _tamper(self, strategies: list[Strategy]) -> list[ProbeOutcome]:
+        return self._tamper_one_by_one(strategies, self._tamper_run(strategies))
+
+    def _tamper_one_by_one(self, strategies: list[Strategy], shared: list[ProbeOutcome]) -> list[ProbeOutcome]:
+        """`shared` (the shared run's outcomes), or each strategy run alone when the shared run was not passed."""
+        if len(strategies) <= 1 or all(o.status == ProbeStatus.passed for o in shared):
+            return shared
+        return [self._tamper_run([s])[0] for s in strategies]
+
+    def _tamper_run(self, strategies: list[Strategy]) -> list[ProbeOutcome]:
+        result, what, rollout_id = run_policy(TamperPolicy(strategies, self.view), self.task, self.rubric,
+                                              self.sandboxes)  # fmt: skip
+        note = f"{what}; shared run of {len(strategies)} tamper strategies" if len(strategies) > 1 else what
+        return [self._outcome(s, result, note, rollout_id) for s in strategies]
+
+    def _content(self, units: list[list[Strategy]]) -> list[ProbeOutcome]:
+        sandbox = self.sandboxes()
+        with tempfile.TemporaryDirectory(prefix="skill2env-probes-") as scratch:
+            try:
+                sandbox.start(self.task)
+            except (SandboxError, OSError) as exc:
+                sandbox.stop()
+                why = f"starting the verification sandbox failed: {type(exc).__name__}: {exc}"
+                return [self._outcome(s, None, why, sandbox.rollout_id) for unit in units for s in unit]
+            try:
+                outcomes = []
+                for unit in units:
+                    shared = self._one_content(unit, sandbox, Path(scratch))
+                    if len(unit) > 1 and any(o.status != ProbeStatus.passed for o in shared):
+                        shared = [self._one_content([s], sandbox, Path(scratch))[0] for s in unit]
+                    outcomes += shared
+                return outcomes
+            finally:
+                sandbox.stop()
+
+    def _one_content(self, unit: list[Strategy], sandbox: Sandbox, scratch: Path) -> list[ProbeOutcome]:
+        candidate = scratch / "+".join(s.name for s in unit)
+        error = self._build(unit, candidate)
+        if error:
+            return [self._outcome(s, None, error, None) for s in unit]
+        what = "candidate workspace verified in a reloaded fresh sandbox"
+        if len(unit) > 1:
+            what += f", shared by {len(unit)} additive content strategies"
+        try:
+            # A previous candidate may have closed folders (mode 000) the agent user must clear.
+            sandbox.exec(["chmod", "-R", "u+rwX", sandbox.workspace], user=AGENT_USER, timeout=60)
+            load_workspace(sandbox, candidate)
+        except (SandboxError, OSError, RuntimeError) as exc:
+            result = VerificationResult.infra_error(f"loading the workspace failed: {type(exc).__name__}: {exc}")
+        else:
+            result = verify_in_sandbox(sandbox, self.task, self.rubric, write_back=False)
         finally:
-            sandbox.stop()
+            remove_tree(candidate)
+        return [self._outcome(s, result, what, sandbox.rollout_id) for s in unit]
+
+    # -- shared by both -----------------------------------------------------------------------------
+
+    def _build(self, unit: list[Strategy], candidate: Path, initial: Path | None = None) -> str | None:
+        """Build `unit`'s candidate workspace at `candidate` from a copy of the task's initial workspace
+        (or hard links to `initial`, a private copy of it); the error, or None."""
+        try:
+            if initial is not None:
+                shutil.copytree(initial, candidate, symlinks=True, copy_function=os.link)
+            elif self.task.workspace_dir.is_dir():
+                shutil.copytree(self.task.workspace_dir, candidate, symlinks=True)
+            candidate.mkdir(parents=True, exist_ok=True)
+            for strategy in unit:
+                strategy.build(candidate, self.view)
+        except (OSError, ValueError, RecursionError) as exc:
+            remove_tree(candidate)
+            return f"building the candidate workspace failed: {type(exc).__name__}: {exc}"
+        return None
+
+    def _outcome(self, strategy: Strategy, result: VerificationResult | None, what: str,
+                 rollout_id: str | None) -> ProbeOutcome:  # fmt: skip
+        return _outcome(strategy, self.rubric, result, what, rollout_id, self.bound)
 
 
-def _one_content(unit: list[Strategy], view: TaskView, task: TaskDir, rubric: Rubric, sandbox: Sandbox,
-                 scratch: Path, bound: float) -> list[ProbeOutcome]:  # fmt: skip
-    candidate = scratch / "+".join(s.name for s in unit)
+def scratch_dir() -> str | None:
+    """Where the candidates are built: a memory file system when there is one with room and no TMPDIR
+    was chosen (hundreds of small files; creating them on a journaled disk costs ~1 ms each), else
+    the default temporary directory."""
+    if "TMPDIR" in os.environ:
+        return None
     try:
-        if task.workspace_dir.is_dir():
-            shutil.copytree(task.workspace_dir, candidate, symlinks=True)
-        candidate.mkdir(exist_ok=True)
-        for strategy in unit:
-            strategy.build(candidate, view)
-    except (OSError, ValueError, RecursionError) as exc:
-        why = f"building the candidate workspace failed: {type(exc).__name__}: {exc}"
-        return [_outcome(s, rubric, None, why, None, bound) for s in unit]
-    what = "candidate workspace verified in a reloaded fresh sandbox"
-    if len(unit) > 1:
-        what += f", shared by {len(unit)} additive content strategies"
+        room = os.statvfs(SHM)
+    except OSError:
+        return None
+    free = room.f_bavail * room.f_frsize
+    return SHM if free >= SHM_AT_LEAST_MB << 20 and os.access(SHM, os.W_OK | os.X_OK) else None
+
+
+def _start(sandbox: Sandbox, task: TaskDir) -> str | None:
+    """Start `sandbox`; the problem, or None."""
     try:
-        # A previous candidate may have closed folders (mode 000) the agent user must clear.
-        sandbox.exec(["chmod", "-R", "u+rwX", sandbox.workspace], user=AGENT_USER, timeout=60)
-        load_workspace(sandbox, candidate)
-    except (SandboxError, OSError, RuntimeError) as exc:
-        result = VerificationResult.infra_error(f"loading the workspace failed: {type(exc).__name__}: {exc}")
-    else:
-        result = verify_in_sandbox(sandbox, task, rubric, write_back=False)
-    finally:
-        _remove(candidate)
-    return [_outcome(s, rubric, result, what, sandbox.rollout_id, bound) for s in unit]
+        sandbox.start(task)
+    except (SandboxError, OSError) as exc:
+        return f"{PREPARE_FAILED}: {type(exc).__name__}: {exc}"
+    return None
 
 
-def _remove(path: Path) -> None:
+def remove_tree(path: Path) -> None:
+    """Remove a host candidate workspace, closed folders (mode 000) included."""
     for current, dirs, _ in os.walk(path):
         for name in dirs:
             child = Path(current, name)

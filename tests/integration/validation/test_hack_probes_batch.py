@@ -1,0 +1,158 @@
+"""The hack-probe batch against the standard path, on real sandboxes: every content strategy's
+candidate gets, item by item, the verdict `verify_workspace` gives it in a fresh sandbox of its own;
+so does a workspace verified in the batch's sandbox after the batch. This equivalence is what makes
+sharing one verification sandbox and one verifier process no weaker than the standard path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from task_samples import make_skill_dir
+
+from skill2env.kits import KITS
+from skill2env.rubric.evaluate import verify_workspace
+from skill2env.rubric.models import CheckSpec, Method, Rubric, RubricItem
+from skill2env.rubric.results import VerificationResult
+from skill2env.sandbox.backends import BackendName, make_sandbox
+from skill2env.sandbox.base import Sandbox, SandboxLimits
+from skill2env.sandbox.policies import run_scripted_rollout
+from skill2env.sandbox.task import TaskDir
+from skill2env.tasks.blueprint import SkillRef
+from skill2env.tasks.harbor import write_task_dir
+from skill2env.validation.hack_probes import STRATEGIES, ProbeStatus, probe_task
+from skill2env.validation.hack_probes.batch import verify_batch
+from skill2env.validation.hack_probes.content import ADDITIVE
+from skill2env.validation.hack_probes.instruction import read_view
+from skill2env.validation.hack_probes.runner import TamperPolicy, _Probe, remove_tree
+from skill2env.validation.hack_probes.strategies import BY_NAME, CONTENT, TAMPER
+from skill2env.validation.tasks import task_rubric
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.bwrap]
+BACKEND: BackendName = "bwrap"
+SKILL = SkillRef(skill_id="s-docling", name="docling", path="docling")
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+UNITS = [[s] for s in CONTENT] + [[BY_NAME[name] for name in ADDITIVE]]
+"""Every content strategy alone, and the additive ones together as the runner shares them."""
+
+
+def _kit_task(kit_name: str, tmp_path: Path) -> tuple[TaskDir, Rubric]:
+    kit = KITS[kit_name]
+    draft = kit.build(0, SKILL, "office-documents", dict.fromkeys(kit.patterns, 2))
+    write_task_dir(draft, tmp_path / "task", skill_dir=make_skill_dir(tmp_path / "skills"))
+    return TaskDir(tmp_path / "task"), draft.blueprint.rubric
+
+
+def _probe(task: TaskDir, rubric: Rubric) -> _Probe:
+    def sandboxes() -> Sandbox:
+        return make_sandbox(BACKEND, SandboxLimits.for_task(task))
+
+    view = read_view(task.instruction.read_text(encoding="utf-8"), task.workspace_dir, task.workdir)
+    return _Probe(view, task, rubric, sandboxes, 0.1, 1)
+
+
+def _build(probe: _Probe, root: Path) -> list[str]:
+    names = [f"{i:02d}-" + "+".join(s.name for s in unit) for i, unit in enumerate(UNITS)]
+    errors = probe._build_all(UNITS, names, root / "initial", root / "candidates")
+    assert errors == [None] * len(UNITS)
+    return names
+
+
+def _verdicts(result: VerificationResult) -> list[dict[str, Any]]:
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in ("duration_ms", "duration_s")}
+        return [strip(v) for v in value] if isinstance(value, list) else value
+
+    assert result.status == "scored", result.error
+    return [strip(item.model_dump(mode="json", exclude={"duration_s"})) for item in result.items]
+
+
+def _equivalent(task: TaskDir, rubric: Rubric, tmp_path: Path) -> None:
+    probe = _probe(task, rubric)
+    batch_names = _build(probe, tmp_path / "batch")
+    standard_names = _build(probe, tmp_path / "standard")
+    tampered = tmp_path / "tampered"
+    rollout = run_scripted_rollout(TamperPolicy(list(TAMPER), probe.view), task, probe.sandboxes(),
+                                   workspace_out=tampered)  # fmt: skip
+    assert rollout.status == "completed", rollout.error
+    sandbox = probe.sandboxes()
+    sandbox.start(task)
+    try:
+        batch = verify_batch(sandbox, task, rubric, tmp_path / "batch" / "candidates", batch_names, fresh=True)
+        after = probe._verify_loaded(sandbox, tampered, 0.0)
+    finally:
+        sandbox.stop()
+    assert batch.clean and set(batch.results) == set(batch_names), batch.what
+    differing = {}
+    for batched, standard in zip(batch_names, standard_names, strict=True):
+        alone = verify_workspace(tmp_path / "standard" / "candidates" / standard, task, rubric, probe.sandboxes())
+        if _verdicts(batch.results[batched]) != _verdicts(alone):
+            differing[batched] = (_verdicts(batch.results[batched]), _verdicts(alone))
+        assert batch.results[batched].reward == alone.reward
+    assert not differing, differing
+    assert _verdicts(after) == _verdicts(verify_workspace(tampered, task, rubric, probe.sandboxes()))
+    remove_tree(tmp_path / "batch")
+    remove_tree(tmp_path / "standard")
+
+
+@pytest.mark.parametrize("kit_name", sorted(KITS))
+def test_the_batch_gives_every_content_candidate_the_standard_verdict_on_the_kits(
+    kit_name: str, tmp_path: Path
+) -> None:
+    task, rubric = _kit_task(kit_name, tmp_path)
+    _equivalent(task, rubric, tmp_path)
+
+
+def test_the_batch_gives_every_content_candidate_the_standard_verdict_on_a_fixture(tmp_path: Path) -> None:
+    # sales-summary credits some items on skeletons (see test_hack_probes): passed items are compared too.
+    fixture = FIXTURES / "rubric_tasks/sales-summary"
+    _equivalent(TaskDir(fixture), task_rubric(fixture), tmp_path)
+
+
+def test_candidates_the_batch_does_not_verify_are_verified_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task, rubric = _kit_task("billing", tmp_path)
+
+    def sandboxes() -> Sandbox:
+        return make_sandbox(BACKEND, SandboxLimits.for_task(task))
+
+    batched = probe_task(task, rubric, sandboxes)
+    assert {o.strategy for o in batched} == {s.name for s in STRATEGIES}
+    content = {s.name for s in CONTENT}
+    assert all("verified in a batch" in o.evidence for o in batched if o.strategy in content)
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        from skill2env.validation.hack_probes.batch import BatchRun
+
+        return BatchRun({}, "batch mode unsupported here", False)
+
+    monkeypatch.setattr("skill2env.validation.hack_probes.runner.verify_batch", refused)
+    one_by_one = probe_task(task, rubric, sandboxes)
+    assert all("reloaded fresh sandbox" in o.evidence for o in one_by_one if o.strategy in content)
+    assert [(o.strategy, o.status, o.reward, o.items_passed) for o in one_by_one] == [
+        (o.strategy, o.status, o.reward, o.items_passed) for o in batched
+    ]
+    assert all(o.status == ProbeStatus.passed for o in batched)
+
+
+def test_a_shared_candidate_above_the_bound_is_verified_one_strategy_at_a_time(tmp_path: Path) -> None:
+    # A rubric that credits a tests/ folder in the workspace: only verifier_files_in_workspace makes one,
+    # so the additive candidate scores 1 and its strategies are verified again, one by one.
+    task, _ = _kit_task("billing", tmp_path)
+    credits_tests = Rubric(items=[RubricItem(id="tests", description="tests/rubric.json exists", weight=1.0,
+                                             method=Method.deterministic,
+                                             check=CheckSpec(check="file_exists",
+                                                             params={"path": "tests/rubric.json"}))])  # fmt: skip
+
+    def sandboxes() -> Sandbox:
+        return make_sandbox(BACKEND, SandboxLimits.for_task(task))
+
+    outcomes = probe_task(task, credits_tests, sandboxes, strategies=[BY_NAME[n] for n in ADDITIVE])
+    by_name = {o.strategy: o for o in outcomes}
+    assert by_name["verifier_files_in_workspace"].status == ProbeStatus.failed
+    assert by_name["python_hooks"].status == ProbeStatus.passed
+    assert by_name["workspace_tool_shims"].status == ProbeStatus.passed
+    assert all("shared by" not in o.evidence for o in outcomes)

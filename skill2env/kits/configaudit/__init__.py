@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import ClassVar
+from pathlib import Path
+from typing import Any, ClassVar
 
 from skill2env.kits import checks
 from skill2env.kits.base import Kit
@@ -18,11 +19,14 @@ from skill2env.kits.configaudit.patterns import PATTERNS, TRANSFORMERS
 from skill2env.kits.configaudit.world import RULES, Expected, World, expected, generate
 from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, apply_patterns
 from skill2env.patterns.models import InformationLevel, Trait
+from skill2env.rubric.models import CheckSpec
 
 FINDINGS = "output/findings.csv"
 SUMMARY = "output/summary.json"
 REPORT = "output/report.md"
 KEY = ("rule", "file", "line")
+ABSENCE_SOURCE = (Path(__file__).parent / "absence.py").read_text(encoding="utf-8")
+FINDINGS_LABEL = r"(?i)\bFindings\**\s*[:=]\s*\**\s*(\d+)"
 
 
 class ConfigAuditKit(Kit):
@@ -126,7 +130,8 @@ Formats:
 2. `output/summary.json`:
    `{{"findings": <n>, "by_rule": {{"<rule>": <n>, ...}}, "exceptions_applied": ["<exception id>", ...]}}`
    (`by_rule` lists the rules with findings; `exceptions_applied` the exceptions that removed a finding).
-3. `output/report.md` with a line `Findings: <n>` and a short paragraph per rule with findings, naming the rule.
+3. `output/report.md` with a line `Findings: <n>` and a short paragraph per rule with findings, opening with
+   `<rule>: <n>` (the rule id and its number of findings).
 """
 
 
@@ -167,17 +172,22 @@ def items(world: World, truth: Expected, design: Design, patterns: Mapping[str, 
                 )
             )
         if absent:
-            sources = [
-                checks.csv_count(FINDINGS, {"rule": rule} if file == "*" else {"rule": rule, "file": file})
-                for rule, file in absent
-            ]
+            # A header-only file has no finding of any kind: the item also asks for the true findings
+            # of the rules this challenge concerns (all of them when those rules have none).
+            rules = {rule for rule, _ in tagged}
+            required = [r for r in rows if r["rule"] in rules] or rows
+            expected_rows: dict[str, list[list[Any]]] = {
+                "absent": [list(k) for k in absent],
+                "present": [list(r.values()) for r in required],
+            }
             result.append(
                 Item(
                     f"findings.{pattern_id}.none",
-                    f"No finding is reported where the {pattern_id.replace('_', ' ')} challenge means there is none.",
+                    f"The findings of the rules the {pattern_id.replace('_', ' ')} challenge concerns are "
+                    "reported, and none where the challenge means there is none.",
                     FINDINGS,
-                    checks.counts_equal(sources, 0),
-                    [list(k) for k in absent],
+                    absence_check(expected_rows),
+                    expected_rows,
                     pattern_facts,
                     design.forms[pattern_id],
                     patterns=(pattern_id,),
@@ -191,9 +201,9 @@ def items(world: World, truth: Expected, design: Design, patterns: Mapping[str, 
     result.append(
         Item(
             "summary.findings",
-            "summary.json counts the findings.",
+            "summary.json counts the findings, as many as findings.csv lists.",
             SUMMARY,
-            checks.json_value(SUMMARY, "$.findings", total),
+            agreeing({"path": SUMMARY, "json_path": "$.findings"}, total),
             total,
             facts,
             "Rows of findings.csv.",
@@ -228,7 +238,7 @@ def items(world: World, truth: Expected, design: Design, patterns: Mapping[str, 
             "report.count",
             "The report's finding count agrees with findings.csv.",
             REPORT,
-            checks.text_matches(REPORT, checks.labelled_number("Findings", total, decimals=0)),
+            agreeing({"path": REPORT, "regex": FINDINGS_LABEL}, total),
             total,
             facts,
             "Rows of findings.csv, in prose.",
@@ -236,18 +246,40 @@ def items(world: World, truth: Expected, design: Design, patterns: Mapping[str, 
         )
     )
     if by_rule:
+        # The ids alone are in every policy text a stuffed report copies; their counts are not.
+        phrases = [f"{rule}: {count}" for rule, count in sorted(by_rule.items())]
         result.append(
             Item(
                 "report.rules",
-                "The report names every rule with findings.",
+                "The report names every rule with findings beside its number of findings.",
                 REPORT,
-                checks.text_contains(REPORT, sorted(by_rule)),
-                sorted(by_rule),
+                report_phrases(phrases),
+                phrases,
                 facts,
-                "The rules of findings.csv.",
+                "The rules of findings.csv and their counts.",
             )
         )
     return result
+
+
+def absence_check(expected_rows: Mapping[str, list[list[Any]]]) -> CheckSpec:
+    """No row at the `absent` (rule, file) pairs, every `present` row there (see `absence`)."""
+    args = {"path": FINDINGS, **expected_rows}
+    return CheckSpec(check="python", params={"source": ABSENCE_SOURCE, "function": "check", "args": args})
+
+
+def agreeing(source: Mapping[str, Any], total: int) -> CheckSpec:
+    """`source` reads the true count, and findings.csv has that many rows (an instruction's example
+    number in an otherwise empty deliverable is no count)."""
+    return checks.counts_equal([source, {"path": FINDINGS, "count": "rows"}], total)
+
+
+def report_phrases(phrases: list[str]) -> CheckSpec:
+    """Every phrase in the report, case and runs of whitespace aside."""
+    return CheckSpec(
+        check="text_contains",
+        params={"path": REPORT, "contains": phrases, "ignore_case": True, "normalize_whitespace": True},
+    )
 
 
 KIT = ConfigAuditKit()

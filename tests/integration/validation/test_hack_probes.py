@@ -27,10 +27,6 @@ BACKEND: BackendName = "bwrap"
 SEEDS = range(5)
 SKILL = SkillRef(skill_id="s-docling", name="docling", path="docling")
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-CONFIGAUDIT_HACKABLE = (
-    "configaudit's `*.none` items (cross_file_consistent: no finding for a clean file, expected count 0) pass on a "
-    "findings.csv that holds only its header, so instruction-derived skeletons score 0.2-0.46"
-)
 
 
 def _probe(task_dir: Path, rubric: Rubric, names: list[str] | None = None) -> list[ProbeOutcome]:
@@ -47,11 +43,7 @@ def _beaten(outcomes: list[ProbeOutcome]) -> dict[str, float | None]:
 
 
 @pytest.mark.parametrize("level", [1, 2, 3])
-@pytest.mark.parametrize(
-    "kit_name",
-    [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=CONFIGAUDIT_HACKABLE)) if n == "configaudit" else n
-     for n in sorted(KITS)],
-)  # fmt: skip
+@pytest.mark.parametrize("kit_name", sorted(KITS))
 def test_every_strategy_scores_at_most_the_nop_bound_on_the_kits(kit_name: str, level: int, tmp_path: Path) -> None:
     kit = KITS[kit_name]
     beaten = {}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-import time
 from functools import cache
 from pathlib import Path
 
@@ -32,11 +31,10 @@ def every_pattern(kit_name: str, level: int) -> dict[str, int]:
 
 
 @cache
-def built(kit_name: str, level: int, seed: int) -> tuple[TaskDraft, CheckReport, float]:
-    """A draft with every pattern of the kit at `level`, its author-side check report, its build time."""
-    started = time.perf_counter()
+def built(kit_name: str, level: int, seed: int) -> tuple[TaskDraft, CheckReport]:
+    """A draft with every pattern of the kit at `level`, and its author-side check report."""
     draft = KITS[kit_name].build(seed, SKILL, "office-documents", every_pattern(kit_name, level))
-    return draft, check_draft(draft), time.perf_counter() - started
+    return draft, check_draft(draft)
 
 
 def test_registry_has_four_kits_of_at_least_ten_pool_patterns() -> None:
@@ -60,8 +58,7 @@ def test_kits_cover_the_required_formats() -> None:
 def test_builds_are_valid_deterministic_and_pass_the_author_checks(kit_name: str, level: int) -> None:
     kit = KITS[kit_name]
     for seed in SEEDS:
-        draft, report, elapsed = built(kit_name, level, seed)
-        assert elapsed < 2.0, f"{kit_name} seed {seed} level {level} took {elapsed:.2f}s"
+        draft, report = built(kit_name, level, seed)
         again = kit.build(seed, SKILL, "office-documents", every_pattern(kit_name, level))
         assert again.workspace == draft.workspace
         assert again.blueprint == draft.blueprint
@@ -83,7 +80,7 @@ def test_no_author_only_value_leaks_into_instruction_or_workspace(kit_name: str,
     kit = KITS[kit_name]
     for seed in SEEDS:
         patterns = every_pattern(kit_name, level)
-        draft, report, _ = built(kit_name, level, seed)
+        draft, report = built(kit_name, level, seed)
         leak = report.leak
         assert leak.leaked == 0, [f.message for f in leak.findings if f.code == "leaked"]
         assert leak.checked > 0
@@ -100,7 +97,7 @@ def test_no_author_only_value_leaks_into_instruction_or_workspace(kit_name: str,
 def test_every_challenge_is_checked_by_a_rubric_item(kit_name: str) -> None:
     for level in (1, 2, 3):
         for seed in SEEDS:
-            draft, _, _ = built(kit_name, level, seed)
+            draft, _ = built(kit_name, level, seed)
             linked = items_by_pattern(draft.blueprint)
             unlinked = sorted(p for p, items in linked.items() if not items)
             assert not unlinked, f"{kit_name} L{level} seed {seed}: no rubric item checks {unlinked}"
@@ -145,7 +142,7 @@ def test_unknown_or_conflicting_patterns_are_refused() -> None:
 
 @pytest.mark.parametrize("kit_name", sorted(KITS))
 def test_a_kit_made_to_leak_is_caught(kit_name: str) -> None:
-    draft, report, _ = built(kit_name, 2, SEEDS[0])
+    draft, report = built(kit_name, 2, SEEDS[0])
     assert report.leak.leaked == 0
     hidden = draft.blueprint.facts_at(InformationLevel.AUTHOR_ONLY)
     secret = next(f for f in hidden if (isinstance(f.value, int | float) and abs(f.value) >= 100) or (

@@ -145,7 +145,6 @@ def test_a_check_past_its_time_limit_fails(tmp_path: Path) -> None:
     item = results["items"][0]
     assert item["status"] == "failed" and item["q"] == 0.0
     assert item["evidence"]["summary"] == "the check ran past its 0.2 s limit"
-    assert item["duration_s"] < 2
 
 
 def test_an_unknown_method_or_check_fails_with_its_cause(tmp_path: Path) -> None:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from skill2env.rubric.checks import spec_problems
+from skill2env.rubric.checks import safe_regex, spec_problems
+from skill2env.rubric.checks.text import FLAGS as TEXT_FLAGS
 
 RUBRIC_SCHEMA_VERSION = 1
 WEIGHT_TOLERANCE = 1e-6
@@ -87,9 +90,28 @@ class Rubric(BaseModel):
 
 
 def check_problems(rubric: Rubric) -> list[str]:
-    """Deterministic items whose check is not registered or whose params it does not take."""
+    """Deterministic items whose check is not registered, whose params it does not take, or whose
+    regular expression the checks' linear-time engine refuses."""
     problems = []
     for item in rubric.items:
         if item.check is not None and item.check.check != TASK_SCRIPT_CHECK:
-            problems += [f"{item.id}: {problem}" for problem in spec_problems(item.check.check, item.check.params)]
+            found = spec_problems(item.check.check, item.check.params)
+            found += _pattern_problems(item.check.check, item.check.params)
+            problems += [f"{item.id}: {problem}" for problem in found]
     return problems
+
+
+def _pattern_problems(check: str, params: Mapping[str, Any]) -> list[str]:
+    """The regular expressions among a check's params that do not compile or that the engine refuses."""
+    patterns: list[tuple[Any, int]] = []
+    if check == "text_matches":
+        names = params.get("flags") or []
+        if isinstance(names, str):
+            names = [names]
+        flags = 0
+        for name in names if isinstance(names, list) else []:
+            flags |= TEXT_FLAGS.get(str(name).upper(), 0)
+        patterns.append((params.get("pattern"), flags))
+    elif check == "cross_file_consistent" and isinstance(params.get("sources"), list):
+        patterns += [(s.get("regex"), re.MULTILINE) for s in params["sources"] if isinstance(s, Mapping)]
+    return [p for pattern, flags in patterns if isinstance(pattern, str) and (p := safe_regex.problem(pattern, flags))]

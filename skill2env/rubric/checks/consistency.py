@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import jsonpath
+from . import jsonpath, safe_regex
 from .base import CheckFailed, CheckResult, CheckSpecError, check, max_bytes_param, param, read_text, show
 from .json_equals import load_json
 from .row_count import count_records
@@ -88,10 +88,11 @@ def extract(workspace: Path, source: Mapping[str, Any], comparison: Comparison) 
             raise CheckSpecError(f"aggregate must be one of {AGGREGATES}, not {how!r}")
         return _aggregate(_column_values(workspace, source, comparison), how, f"{path} column {source['csv_column']}")
     if kind == "regex":
+        expression = param(source, "regex", str)
         try:
-            pattern = re.compile(param(source, "regex", str), re.MULTILINE)
-        except re.error as exc:
-            raise CheckSpecError(f"regex {source['regex']!r} does not compile: {exc}") from exc
+            pattern = safe_regex.compile(expression, re.MULTILINE)
+        except (re.error, safe_regex.UnsupportedPattern) as exc:
+            raise CheckSpecError(safe_regex.describe(expression, exc)) from exc
         match = pattern.search(read_text(workspace, path, max_bytes_param(source)))
         if match is None:
             raise CheckFailed(f"{path}: nothing matches {source['regex']!r}", path=path)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from . import safe_regex
 from .base import CheckResult, CheckSpecError, check, clip, max_bytes_param, param, read_text, string_list
 
 FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL, "VERBOSE": re.VERBOSE}
@@ -73,7 +74,8 @@ def text_contains(workspace: Path, params: Mapping[str, Any]) -> CheckResult:
 
 @check(
     "text_matches",
-    "A regular expression matches a text file between `min_count` and `max_count` times (or the whole file).",
+    "A regular expression matches a text file between `min_count` and `max_count` times (or the whole file); "
+    "matched in linear time, so backreferences and lookarounds longer than one character are refused.",
     required=("path", "pattern"),
     optional=("flags", "min_count", "max_count", "full_match", "max_bytes"),
 )
@@ -86,9 +88,9 @@ def text_matches(workspace: Path, params: Mapping[str, Any]) -> CheckResult:
             raise CheckSpecError(f"unknown regex flag {name!r}; use {sorted(FLAGS)}")
         flags |= FLAGS[name.upper()]
     try:
-        pattern = re.compile(source, flags)
-    except re.error as exc:
-        raise CheckSpecError(f"pattern {source!r} does not compile: {exc}") from exc
+        pattern = safe_regex.compile(source, flags)
+    except (re.error, safe_regex.UnsupportedPattern) as exc:
+        raise CheckSpecError(safe_regex.describe(source, exc)) from exc
     min_count = param(params, "min_count", int, 1)
     max_count = param(params, "max_count", int)
     text = read_text(workspace, path, max_bytes_param(params))
@@ -105,10 +107,10 @@ def text_matches(workspace: Path, params: Mapping[str, Any]) -> CheckResult:
         )
     shown: list[dict[str, Any]] = []
     count = 0
-    for match in pattern.finditer(text):
+    for start, end in pattern.iter_spans(text):
         count += 1
         if len(shown) < MAX_SHOWN:
-            shown.append({"line": line_of(text, match.start()), "excerpt": excerpt(text, match.start(), match.end())})
+            shown.append({"line": line_of(text, start), "excerpt": excerpt(text, start, end)})
     passed = count >= min_count and (max_count is None or count <= max_count)
     bounds = f"≥ {min_count}" + (f" and ≤ {max_count}" if max_count is not None else "")
     return CheckResult(

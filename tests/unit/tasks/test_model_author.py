@@ -387,4 +387,6 @@ def test_in_bwrap_the_generator_runs_sandboxed_and_the_task_passes_its_gates(
     validation = validate_task(record.task_id or "", task_dir, rubric, backend="bwrap", blueprint=blueprint)
     outcomes = {o.gate.value: o.status.value for o in validation.outcomes}
     assert validation.accepted, [(o.gate.value, o.status.value, o.evidence) for o in validation.outcomes]
-    assert outcomes == {"oracle": "passed", "nop": "passed", "partial": "passed", "leak": "passed", "judge": "skipped"}
+    assert outcomes == {"oracle": "passed", "nop": "passed", "partial": "passed", "leak": "passed",
+                        "judge": "unjudged", "hack_probe": "passed"}  # fmt: skip
+    assert validation.acceptance == "accepted_without_judge"  # its judge item: no judge configured here

@@ -20,31 +20,33 @@ reward; 2 when the rubric cannot be read (then no reward file is written).
 
 **Batch mode** (`--batch CANDIDATES_DIR`, for the host's own candidate workspaces, never an
 agent's): `CANDIDATES_DIR/batch.json` lists candidate folders, `{"candidates": [{"name": …,
-"copy": true|false}, …]}`. For each in turn, one process empties the real workspace path, copies
-the candidate's files into it the way the host's copy-in does (`shutil.copytree` into the existing
-workspace: contents, modes and times kept, the workspace folder taking the candidate folder's; the
-workspace's owner; links and special files refused and named in `refused`; nothing at all when
-`copy` is false, as the host copies nothing for an empty workspace), runs `verify` exactly as the
-single mode does (same call depth, caches cleared) and writes the three files under
-`OUT/<name>/`. Each candidate is loaded and verified in a child forked from a process that has
-imported the checks and verified nothing, so no state a verification leaves in the process (the
-rubric's own Python included) reaches another candidate; `--candidate-timeout` kills a child past
-it. The workspace is left empty. A candidate that cannot be loaded gets a `results.json` with
-status `error` and is not verified. Exit status 3, before anything is loaded, when this
-process cannot give the workspace's files their owner (e.g. root without capabilities facing a
-workspace another user owns): the host then verifies the candidates one by one.
+"copy": true|false} or {"name": …, "late": true}, …]}`. For each in turn, a child forked from this
+process (which has imported the checks and verified nothing, so no state one verification leaves
+in the process — the rubric's own Python included — reaches another) empties the real workspace
+path, copies the candidate's files into it the way the host's copy-in does (`shutil.copytree`
+into the existing workspace: contents, modes, times and extended attributes kept, the workspace
+folder taking the candidate folder's; the workspace's owner; links and special files refused and
+named in `refused`; nothing at all when `copy` is false, as the host copies nothing for an empty
+workspace), runs `verify` exactly as the single mode does (same call depth) and writes the three
+files under `OUT/<name>/`. A `late` candidate is copied in by the host while the batch runs: the
+verifier waits up to `--wait-timeout` seconds for the host's `<name>.ready` (holding `copy` or
+`empty`) or `<name>.absent` beside it, and skips it without one. `--candidate-timeout` kills a
+child past it. The workspace is left empty. A candidate that cannot be loaded gets a
+`results.json` with status `error` and is not verified. Exit status 3, before anything is loaded,
+when this process cannot give the workspace's files their owner (e.g. root without capabilities
+facing a workspace another user owns): the host then verifies the candidates one by one.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import json
 import math
 import os
 import platform
 import re
-import shutil
 import signal
 import stat
 import sys
@@ -95,7 +97,9 @@ EXIT_OK = 0
 EXIT_BAD_RUBRIC = 2
 EXIT_BATCH_UNSUPPORTED = 3
 BATCH_MANIFEST = "batch.json"
-CANDIDATE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,199}$")
+CANDIDATE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_+-]{0,199}$")
+"""No dot: `<name>.ready` / `<name>.absent` and the manifest never name a candidate."""
+WAIT_POLL_S = 0.01
 
 
 @contextmanager
@@ -230,8 +234,8 @@ class BatchUnsupported(RuntimeError):
     """This process cannot load candidates as the host's copy-in would."""
 
 
-def read_manifest(candidates: Path) -> list[tuple[str, bool]]:
-    """(name, copy) of every candidate listed in `candidates/batch.json`, in order."""
+def read_manifest(candidates: Path) -> list[tuple[str, bool, bool]]:
+    """(name, copy, late) of every candidate listed in `candidates/batch.json`, in order."""
     document = json.loads((candidates / BATCH_MANIFEST).read_bytes())
     entries = document.get("candidates") if isinstance(document, dict) else None
     if not isinstance(entries, list):
@@ -239,12 +243,25 @@ def read_manifest(candidates: Path) -> list[tuple[str, bool]]:
     listed = []
     for entry in entries:
         name = entry.get("name") if isinstance(entry, dict) else None
-        if not isinstance(name, str) or not CANDIDATE_NAME.match(name) or name in (".", ".."):
-            raise ValueError(f"a candidate's name must be a plain folder name, not {name!r}")
-        listed.append((name, entry.get("copy") is not False))
-    if len({name for name, _ in listed}) != len(listed):
+        if not isinstance(name, str) or not CANDIDATE_NAME.match(name):
+            raise ValueError(f"a candidate's name must be a plain folder name without dots, not {name!r}")
+        listed.append((name, entry.get("copy") is not False, entry.get("late") is True))
+    if len({name for name, _, _ in listed}) != len(listed):
         raise ValueError("candidate names repeat")
     return listed
+
+
+def await_candidate(candidates: Path, name: str, limit: float) -> bool | None:
+    """A late candidate's `copy` once the host has copied it in and written `<name>.ready` ("copy" or
+    "empty"); None when the host wrote `<name>.absent` or wrote nothing within `limit` seconds."""
+    deadline = time.monotonic() + limit
+    ready, absent = candidates / f"{name}.ready", candidates / f"{name}.absent"
+    while True:
+        if ready.is_file():
+            return ready.read_text(encoding="utf-8").strip() != "empty"
+        if absent.exists() or time.monotonic() >= deadline:
+            return None
+        time.sleep(WAIT_POLL_S)
 
 
 def workspace_owner(workspace: Path) -> tuple[int, int] | None:
@@ -268,75 +285,117 @@ def workspace_owner(workspace: Path) -> tuple[int, int] | None:
     return needed
 
 
+# Relative to directory descriptors (`dir_fd`): no path is resolved twice, and no pathlib objects
+# for the few hundred files a candidate holds.
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def empty_workspace(workspace: Path) -> None:
     """Remove everything under `workspace` (not the folder itself), closed folders included."""
-    with os.scandir(workspace) as entries:
-        children = [Path(entry.path) for entry in entries]
-    for child in children:
-        _remove(child)
+    fd = os.open(workspace, _DIRECTORY)
+    try:
+        _empty(fd)
+    finally:
+        os.close(fd)
 
 
-def _remove(path: Path) -> None:
-    info = path.lstat()
-    if not stat.S_ISDIR(info.st_mode):
-        path.unlink()
-        return
-    if stat.S_IMODE(info.st_mode) & 0o700 != 0o700:
-        path.chmod(0o700)
-    with os.scandir(path) as entries:
-        children = [Path(entry.path) for entry in entries]
-    for child in children:
-        _remove(child)
-    path.rmdir()
+def _empty(folder: int) -> None:
+    with os.scandir(folder) as entries:
+        listed = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
+    for name, is_folder in listed:
+        if not is_folder:
+            os.unlink(name, dir_fd=folder)
+            continue
+        os.chmod(name, 0o700, dir_fd=folder)  # a folder (not a link) this process owns, closed or not
+        child = os.open(name, _DIRECTORY, dir_fd=folder)
+        try:
+            _empty(child)
+        finally:
+            os.close(child)
+        os.rmdir(name, dir_fd=folder)
 
 
 def load_candidate(source: Path, workspace: Path, owner: tuple[int, int] | None, *, copy: bool = True) -> list[str]:
     """Empty `workspace`, then (when `copy`) copy `source`'s regular files and folders into it as
-    `shutil.copytree(source, workspace, dirs_exist_ok=True)` does; returns the refused paths."""
+    `shutil.copytree(source, workspace, dirs_exist_ok=True)` does (contents; modes, times and
+    extended attributes as `shutil.copystat` copies them; the workspace folder takes the source
+    folder's); returns the refused paths."""
     empty_workspace(workspace)
     refused: list[str] = []
     if copy:
-        _copy_folder(source, workspace, owner, refused, source)
+        mode = _open_for_owner(str(source), None, stat.S_IRUSR | stat.S_IXUSR)
+        source_fd, target_fd = os.open(source, _DIRECTORY), os.open(workspace, _DIRECTORY)
+        try:
+            _copy_folder(source_fd, target_fd, owner, refused, "")
+            _finish(source_fd, target_fd, mode, owner)
+        finally:
+            os.close(source_fd)
+            os.close(target_fd)
     return refused
 
 
-def _opened(path: Path, info: os.stat_result, needed: int) -> bool:
-    """Give the owner (this process) the `needed` bits on a candidate's own file; True if changed."""
-    mode = stat.S_IMODE(info.st_mode)
-    if mode & needed == needed:
-        return False
-    path.chmod(mode | needed)
-    return True
+def _open_for_owner(name: str, folder: int | None, needed: int) -> int:
+    """Give this process (the owner) the `needed` bits on a candidate's own entry; returns its mode
+    as it was."""
+    mode = stat.S_IMODE(os.lstat(name, dir_fd=folder).st_mode)
+    if mode & needed != needed:
+        os.chmod(name, mode | needed, dir_fd=folder)  # a regular file or folder: lstat said so
+    return mode
 
 
-def _finish(source: Path, target: Path, info: os.stat_result, changed: bool, owner: tuple[int, int] | None) -> None:
-    shutil.copystat(source, target, follow_symlinks=False)
-    if changed:  # the source was opened to read it: the copy takes the mode it had
-        target.chmod(stat.S_IMODE(info.st_mode))
-        os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
+def _finish(source: int, target: int, mode: int, owner: tuple[int, int] | None) -> None:
+    """`shutil.copystat` on descriptors (times, extended attributes, mode), then the owner."""
+    info = os.fstat(source)
+    os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
+    try:
+        for name in os.listxattr(source):
+            try:
+                os.setxattr(target, name, os.getxattr(source, name))
+            except OSError as exc:  # as copystat: attributes the target cannot take are skipped
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.ENODATA, errno.EINVAL, errno.EACCES):
+                    raise
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTSUP, errno.ENODATA, errno.EINVAL):
+            raise
+    os.chmod(target, mode)
     if owner is not None:
-        os.chown(target, *owner, follow_symlinks=False)
+        os.chown(target, *owner)
 
 
-def _copy_folder(source: Path, target: Path, owner: tuple[int, int] | None, refused: list[str], top: Path) -> None:
-    info = source.lstat()
-    changed = _opened(source, info, stat.S_IRUSR | stat.S_IXUSR)
-    target.mkdir(parents=True, exist_ok=True)
+def _copy_folder(source: int, target: int, owner: tuple[int, int] | None, refused: list[str], prefix: str) -> None:
     with os.scandir(source) as entries:
-        names = sorted(entry.name for entry in entries)
-    for name in names:
-        child, copy = source / name, target / name
-        mode = child.lstat().st_mode
-        if stat.S_ISDIR(mode):
-            _copy_folder(child, copy, owner, refused, top)
-        elif stat.S_ISREG(mode):
-            child_info = child.lstat()
-            opened = _opened(child, child_info, stat.S_IRUSR)
-            shutil.copyfile(child, copy, follow_symlinks=False)
-            _finish(child, copy, child_info, opened, owner)
+        listed = sorted((entry.name, entry.stat(follow_symlinks=False).st_mode) for entry in entries)
+    for name, kind in listed:
+        if stat.S_ISDIR(kind):
+            mode = _open_for_owner(name, source, stat.S_IRUSR | stat.S_IXUSR)
+            os.mkdir(name, dir_fd=target)
+            child_source, child_target = (
+                os.open(name, _DIRECTORY, dir_fd=source),
+                os.open(name, _DIRECTORY, dir_fd=target),
+            )
+            try:
+                _copy_folder(child_source, child_target, owner, refused, f"{prefix}{name}/")
+                _finish(child_source, child_target, mode, owner)
+            finally:
+                os.close(child_source)
+                os.close(child_target)
+        elif stat.S_ISREG(kind):
+            mode = _open_for_owner(name, source, stat.S_IRUSR)
+            reader = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=source)
+            try:
+                writer = os.open(
+                    name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=target
+                )
+                try:
+                    while os.sendfile(writer, reader, None, 1 << 30) > 0:
+                        pass
+                    _finish(reader, writer, mode, owner)
+                finally:
+                    os.close(writer)
+            finally:
+                os.close(reader)
         else:  # links and special files are never data
-            refused.append(child.relative_to(top).as_posix())
-    _finish(source, target, info, changed, owner)
+            refused.append(prefix + name)
 
 
 def write_error(out_dir: Path, error: str) -> None:
@@ -355,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--item-timeout", type=float, default=DEFAULT_ITEM_TIMEOUT_S)
     parser.add_argument("--batch", type=Path, default=None, help="a folder of candidate workspaces (batch mode)")
     parser.add_argument("--candidate-timeout", type=float, default=0.0, help="batch mode: seconds per candidate")
+    parser.add_argument("--wait-timeout", type=float, default=0.0, help="batch mode: seconds to wait for a late one")
     args = parser.parse_args(argv)
     try:
         raw = args.rubric.read_bytes()
@@ -376,7 +436,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"verify: batch mode is not possible here: {type(exc).__name__}: {exc}", file=sys.stderr)
             return EXIT_BATCH_UNSUPPORTED
         verified = 0
-        for name, copy in candidates:
+        for name, listed_copy, late in candidates:
+            copy = await_candidate(args.batch, name, args.wait_timeout) if late else listed_copy
+            if copy is None:
+                print(f"verify: candidate {name} did not come", file=sys.stderr)
+                continue
             # One child per candidate, forked before anything was verified: nothing a check (or the
             # rubric's own Python) leaves in the process can reach the next candidate's verdict.
             child = os.fork()

@@ -1,42 +1,49 @@
-"""Verify many host-built candidate workspaces in one started sandbox: one copy-in, one verifier process.
+"""Verify many host-built workspaces in one started sandbox: one verifier process, one copy-in each way.
 
 The standard path verifies a workspace with `verify_workspace`: a fresh sandbox, `load_workspace`
 (clear the workspace, copy in regular files and folders only, links and special files refused),
 then `verify_in_sandbox` (clear /logs/verifier and /tests, install the verifier and rubric, run
-`python3 -I /tests/verify.py` as root, read its results). `verify_batch` does the same work for N
-candidates at the cost of one:
+`python3 -I /tests/verify.py` as root, read its results). A `Batch` does the same work for N
+candidates at about the cost of one:
 
-1. each candidate is staged on the host as `load_workspace` stages it (what it refuses — links and
-   special files — is removed) and all of them are copied in with one `copy_in`, under /logs,
-   outside the workspace, where no check looks (checks only open paths under the workspace);
-2. /logs/verifier and /tests are cleared and the verifier installed, as `verify_in_sandbox` does;
-3. one verifier process in batch mode (`verify.py --batch`, see `skill2env.rubric.verify_main`)
-   imports the checks once, then for each candidate forks a child that empties the real workspace
-   path, copies the candidate in as the backend's copy-in would (same contents, modes, times and
-   owner), and runs the same `verify` as the single mode at the same stack depth — a process that
-   has verified nothing before, as a fresh `python3 -I /tests/verify.py` is; past the verifier's
-   time limit the child is killed;
+1. the verifier and rubric are installed in a fresh sandbox (or /logs/verifier and /tests cleared
+   first, as `verify_in_sandbox` does, in one that was used);
+2. one verifier process in batch mode (`verify.py --batch`, see `skill2env.rubric.verify_main`)
+   imports the checks once, then for each candidate in turn forks a child that empties the real
+   workspace path, copies the candidate in as the backend's copy-in would (same contents, modes,
+   times, extended attributes and owner), and runs the same `verify` as the single mode at the
+   same stack depth — a process that has verified nothing before, as a fresh
+   `python3 -I /tests/verify.py` is; past the verifier's time limit the child is killed;
+3. the candidates are staged on the host as `load_workspace` stages them (what it refuses — links
+   and special files — is removed) and copied in under /logs, outside the workspace, where no check
+   looks (checks only open paths under the workspace): all at once, or "late", while the verifier
+   already runs (it waits for each one's `.ready` marker), so its start-up overlaps the copy and a
+   workspace that is still being produced (the tamper run's) can join;
 4. the per-candidate results are read back with one `copy_out` and turned into results exactly as
    `verify_in_sandbox` turns a single run's.
 
 Why this is not weaker. Verification reads nothing but the workspace as data: the verifier and
 rubric come from the host, run with isolated Python from /tests, and no check executes workspace
-content or opens a path outside the workspace (the candidates wait under /logs). A check's verdict
-is therefore a function of the workspace's files (contents, types, modes as root sees them) and of
-the verifier's process, which starts each candidate in the state a fresh verifier has after its
-imports — the same in both paths. What a fresh sandbox would add is covered by falling back: a
-candidate the batch did not verify (its child died or ran past the limit, the sandbox broke, the
-loader could not give files the workspace's owner) or whose verdict depends on resources rather
-than content (an item that ran past its time limit or ran out of memory, a verification longer
-than the verifier's limit) is verified again the standard way by the caller.
-`tests/integration/validation/test_hack_probes_batch.py` checks the equivalence item by item
-against `verify_workspace` in fresh sandboxes for every content strategy on kit and fixture tasks.
+content or opens a path outside the workspace (the other candidates wait under /logs). A check's
+verdict is therefore a function of the workspace's files (contents, types, modes as root sees them)
+and of the verifier's process, which starts each candidate in the state a fresh verifier has after
+its imports (so even state the rubric's own Python leaves behind dies with the child) — the same in
+both paths. What a fresh sandbox would add is covered by falling back: a candidate the batch did
+not verify (its child died or ran past the limit, it never arrived, the sandbox broke, the loader
+could not give files the workspace's owner — root without capabilities in a docker container) or
+whose verdict depends on resources rather than content (an item that ran past its time limit or ran
+out of memory, a verification longer than the verifier's limit) is verified again the standard way
+by the caller. `tests/integration/validation/test_hack_probes_batch.py` checks the equivalence item
+by item, evidence included, against `verify_workspace` in fresh sandboxes for every content
+strategy and the shared tamper run's workspace on the four kits and a fixture.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tempfile
+import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -79,65 +86,114 @@ class BatchRun:
     results: dict[str, VerificationResult]
     """Per candidate name, the candidates the batch verified; the others must be verified the standard way."""
     what: str
-    clean: bool
-    """The verifier ran to its end (so it left the workspace empty): the sandbox may verify again."""
 
 
-def stage(root: Path, names: Sequence[str]) -> list[dict[str, Any]]:
-    """Make `root`'s candidate folders what `load_workspace` would copy in — links and special files
-    removed — and write the manifest; returns its entries."""
+def _strip(workspace: Path) -> tuple[bool, list[str]]:
+    """Remove from `workspace` what `load_workspace` refuses (links, special files): (whether anything
+    was there to copy, the refused paths)."""
+    copy = any(workspace.iterdir())
+    refused = _not_data(workspace)
+    for path in refused:
+        path.unlink()
+    return copy, [path.relative_to(workspace).as_posix() for path in refused]
+
+
+def stage(root: Path, names: Sequence[str], late: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Make `root`'s candidate folders what `load_workspace` would copy in and write the manifest (the
+    `late` candidates last, to come while the batch runs); returns its entries."""
+    root.mkdir(parents=True, exist_ok=True)
     entries = []
     for name in names:
-        workspace = root / name
-        copy = any(workspace.iterdir())
-        refused = _not_data(workspace)
-        for path in refused:
-            path.unlink()
-        entries.append({"name": name, "copy": copy, "refused": [p.relative_to(workspace).as_posix() for p in refused]})
+        copy, refused = _strip(root / name)
+        entries.append({"name": name, "copy": copy, "refused": refused})
+    entries += [{"name": name, "late": True, "refused": []} for name in late]
     (root / BATCH_MANIFEST).write_text(json.dumps({"candidates": entries}))
     return entries
 
 
-def verify_batch(sandbox: Sandbox, task: TaskDir, rubric: Rubric, root: Path, names: Sequence[str], *,
-                 fresh: bool = False, timeout_s: float | None = None) -> BatchRun:  # fmt: skip
-    """Verify the candidate workspaces `root/<name>` (plain folder names; the folders are consumed:
-    what `load_workspace` refuses is removed from them) in the started `sandbox`, with one copy-in
-    and one verifier process (see the module docstring). `fresh`: the sandbox was just started and
-    ran nothing, so /logs/verifier and /tests hold nothing to clear."""
-    limit = timeout_s or task.config.verifier.timeout_sec
-    remote = f"{BATCH_ROOT}/{uuid.uuid4().hex[:12]}"
-    try:
-        entries = stage(root, names)
-        if not fresh:
-            _reset(sandbox)
-        _install_tests(sandbox, task, rubric)
-        sandbox.copy_in(root, remote)
-    except (SandboxError, VerifierInfraError, OSError) as exc:
-        return BatchRun({}, f"preparing the batch failed: {type(exc).__name__}: {exc}", False)
-    command = [*verify_command(sandbox.workspace), "--batch", remote, "--candidate-timeout", f"{limit:g}"]
-    try:
-        run = sandbox.exec(command, user=ROOT_USER, cwd=TESTS_MOUNT, timeout=limit * len(entries) + 60)
-    except SandboxError as exc:  # a timeout or a broken sandbox: keep whatever was written
-        log, code = f"{type(exc).__name__}: {exc}", None
-    else:
-        log, code = _log(run.stdout, run.stderr), run.exit_code
-    if code == EXIT_BATCH_UNSUPPORTED:
-        return BatchRun({}, f"batch mode unsupported here: {log[-500:]}", False)
-    results = {}
-    with tempfile.TemporaryDirectory(prefix="skill2env-batch-") as scratch:
-        out = Path(scratch) / "out"
+class Batch:
+    """One verifier process in a started sandbox. `run` (blocking) verifies the candidates
+    `root/<name>` there from the start, then the `late` ones, each once `deliver` (from another
+    thread meanwhile) has copied it in or said it will not come. Names are plain folder names
+    without dots; the folders are consumed: what `load_workspace` refuses is removed from them.
+    `fresh`: the sandbox was just started and ran nothing, so /logs/verifier and /tests hold
+    nothing to clear. See the module docstring."""
+
+    def __init__(self, sandbox: Sandbox, task: TaskDir, rubric: Rubric, root: Path, names: Sequence[str], *,
+                 late: Sequence[str] = (), fresh: bool = False, timeout_s: float | None = None,
+                 wait_s: float = 0.0) -> None:  # fmt: skip
+        self.sandbox, self.task, self.rubric, self.root = sandbox, task, rubric, root
+        self.names, self.late, self.fresh, self.wait_s = list(names), list(late), fresh, wait_s
+        self.limit = timeout_s or task.config.verifier.timeout_sec
+        self.remote = f"{BATCH_ROOT}/{uuid.uuid4().hex[:12]}"
+        self.refused: dict[str, list[str]] = {}
+        self._prepared = threading.Event()
+        self._ready = False
+
+    def run(self) -> BatchRun:
         try:
-            sandbox.copy_out(VERIFIER_LOGS, out)
-        except (SandboxError, OSError) as exc:
-            return BatchRun({}, f"reading the batch's results failed: {type(exc).__name__}: {exc}; {log[-500:]}", False)
-        for entry in entries:
-            result = _result(rubric, out / entry["name"], limit, log, sandbox)
-            if result is not None:
-                if entry["refused"]:
-                    shown = ", ".join(entry["refused"][:20])
+            entries = stage(self.root, self.names, self.late)
+            self.refused.update((entry["name"], entry["refused"]) for entry in entries)
+            if not self.fresh:
+                _reset(self.sandbox)
+            _install_tests(self.sandbox, self.task, self.rubric)
+            self.sandbox.copy_in(self.root, self.remote)
+            self._ready = True
+        except (SandboxError, VerifierInfraError, OSError) as exc:
+            return BatchRun({}, f"preparing the batch failed: {type(exc).__name__}: {exc}")
+        finally:
+            self._prepared.set()
+        command = [*verify_command(self.sandbox.workspace), "--batch", self.remote,
+                   "--candidate-timeout", f"{self.limit:g}", "--wait-timeout", f"{self.wait_s:g}"]  # fmt: skip
+        timeout = self.limit * len(entries) + self.wait_s + 60
+        try:
+            run = self.sandbox.exec(command, user=ROOT_USER, cwd=TESTS_MOUNT, timeout=timeout)
+        except SandboxError as exc:  # a timeout or a broken sandbox: keep whatever was written
+            log, code = f"{type(exc).__name__}: {exc}", None
+        else:
+            log, code = _log(run.stdout, run.stderr), run.exit_code
+        if code == EXIT_BATCH_UNSUPPORTED:
+            return BatchRun({}, f"batch mode unsupported here: {log[-500:]}")
+        return self._read(entries, log, code)
+
+    def deliver(self, root: Path, names: Sequence[str], absent: Sequence[str] = ()) -> None:
+        """Copy the late candidates `root/<name>` in with one copy-in (the folders are consumed like the
+        others; `root` holds nothing else), and say the `absent` ones will not come. Never raises: a
+        candidate that does not arrive is left to the standard path."""
+        self._prepared.wait()
+        if not self._ready:
+            return
+        markers = {name: ("absent", "") for name in absent}
+        try:
+            for name in names:
+                copy, self.refused[name] = _strip(root / name)
+                markers[name] = ("ready", "copy" if copy else "empty")
+            if names:
+                self.sandbox.copy_in(root, self.remote)
+        except (SandboxError, OSError):
+            markers.update((name, ("absent", "")) for name in names)
+        for name, (kind, text) in markers.items():
+            with contextlib.suppress(SandboxError, OSError):
+                self.sandbox.write_file(f"{self.remote}/{name}.{kind}", text)
+
+    def _read(self, entries: list[dict[str, Any]], log: str, code: int | None) -> BatchRun:
+        results = {}
+        with tempfile.TemporaryDirectory(prefix="skill2env-batch-") as scratch:
+            out = Path(scratch) / "out"
+            try:
+                self.sandbox.copy_out(VERIFIER_LOGS, out)
+            except (SandboxError, OSError) as exc:
+                return BatchRun({}, f"reading the batch's results failed: {type(exc).__name__}: {exc}; {log[-500:]}")
+            for entry in entries:
+                result = _result(self.rubric, out / entry["name"], self.limit, log, self.sandbox)
+                if result is None:
+                    continue
+                refused = self.refused.get(entry["name"])
+                if refused:
+                    shown = ", ".join(refused[:20]) + (f" and {len(refused) - 20} more" if len(refused) > 20 else "")
                     result.verifier_log = f"[not copied in (links and special files are never data): {shown}]\n{log}"
                 results[entry["name"]] = result
-    return BatchRun(results, f"batch of {len(entries)} exited {code}: {len(results)} verified", code == 0)
+        return BatchRun(results, f"batch of {len(entries)} exited {code}: {len(results)} verified")
 
 
 def _result(rubric: Rubric, out: Path, limit: float, log: str, sandbox: Sandbox) -> VerificationResult | None:

@@ -1,20 +1,22 @@
 """Run every strategy on one task and score each the way the nop gate scores doing nothing.
 
 Tamper strategies only add to the environment, so they share one real sandbox run as the agent
-user; its final workspace is verified like any rollout's, in a fresh sandbox. Content strategies
-only decide the final workspace, so their candidate workspaces are built on the host from the
-task's initial workspace (while the tamper run runs) and verified as one batch (`batch`: one
-copy-in, one verifier process) in that same verification sandbox, after the tamper workspace's
-verification. The sandbox is fresh (the agent user never ran a command in it), and verification
-only reads the workspace as data, so what one verification leaves cannot change the next verdict;
-`batch` gives the argument and the fallbacks, and an integration test checks the batch against
-the standard path item by item.
+user. Content strategies only decide the final workspace, so their candidate workspaces are built
+on the host (from one hard-linked copy of the task's initial workspace) and never run anything.
+Every final workspace is verified in a fresh sandbox the agent user never acted in, as a batch
+(`batch`): side by side with the tamper run, `workers` verification sandboxes each run one
+verifier process over their share of the content candidates, and the last one also verifies the
+tamper run's final workspace when the run ends. Verification only reads a workspace as data, and
+each candidate is verified by a process in the state of a fresh verifier, so sharing the sandbox
+and the process's start-up changes no verdict; `batch` gives the argument and the fallbacks, and an
+integration test checks the batch against the standard path item by item.
 
-A candidate the batch could not verify, and every candidate of a task scored by its own test.sh,
-is verified the standard way: one after another in a fresh verification sandbox, reloaded for each
-(`load_workspace` clears the workspace, `verify_in_sandbox` clears /logs/verifier and /tests).
-When the shared tamper run, or a candidate shared by additive strategies, scores above the bound,
-its strategies run again one by one to name the culprit.
+What the batch could not verify, and every candidate of a task scored by its own test.sh, is
+verified the standard way: one after another in fresh verification sandboxes, reloaded for each
+(`load_workspace` clears the workspace, `verify_in_sandbox` clears /logs/verifier and /tests); the
+tamper run's workspace with `verify_workspace`. When the shared tamper run, or a candidate shared by
+additive strategies, scores above the bound, its strategies run again one by one to name the
+culprit.
 """
 
 from __future__ import annotations
@@ -22,11 +24,10 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import time
 import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -39,13 +40,15 @@ from skill2env.sandbox.errors import SandboxError
 from skill2env.sandbox.policies import ScriptedPolicy, run_scripted_rollout
 from skill2env.sandbox.task import TaskDir
 from skill2env.validation.gates import NOP_AT_MOST, Gate, GateOutcome, GateStatus, deterministic_reward, run_policy
-from skill2env.validation.hack_probes.batch import BatchRun, batch_applies, verify_batch
+from skill2env.validation.hack_probes.batch import Batch, BatchRun, batch_applies
 from skill2env.validation.hack_probes.content import ADDITIVE
 from skill2env.validation.hack_probes.instruction import TaskView, read_view
 from skill2env.validation.hack_probes.strategies import CONTENT, TAMPER, Strategy
 
 SandboxFactory = Callable[[], Sandbox]
 SHARED_TAMPER = "tamper_group"
+TAMPER_WAIT_S = 900.0
+"""How long the batch waits for the tamper run's workspace (the run's own limit is at most 300 s)."""
 SHM = "/dev/shm"  # noqa: S108 — only the parent of a mkdtemp'd folder
 SHM_AT_LEAST_MB = 1024
 CONTENT_SANDBOXES = 2
@@ -127,40 +130,48 @@ class _Probe:
     # -- the batch: the content candidates and the tamper run's workspace in one verification sandbox --
 
     def batched(self, tamper: list[Strategy], units: list[list[Strategy]]) -> list[ProbeOutcome]:
-        """The tamper run side by side with the content batch in a fresh verification sandbox, which then
-        verifies the tamper run's workspace the standard way (`verify_workspace`'s steps)."""
+        """The content candidates as batches in `workers` fresh verification sandboxes, side by side
+        with the tamper run, whose final workspace joins the last batch when the run ends."""
         names = [f"{i:02d}-" + "+".join(s.name for s in unit) for i, unit in enumerate(units)]
+        tampered_name = f"{len(units):02d}-{SHARED_TAMPER}"
+        count = max(1, min(self.workers, len(names)))
         with tempfile.TemporaryDirectory(prefix="skill2env-probes-", dir=scratch_dir()) as scratch:
-            root, candidates = Path(scratch), Path(scratch) / "candidates"
-            sandbox = self.sandboxes()
-            with ThreadPoolExecutor(max_workers=2, thread_name_prefix="hack-probe") as pool:
-                rolled = pool.submit(self._tamper_rollout, tamper, root / "tampered") if tamper else None
-                starting = pool.submit(_start, sandbox, self.task)
-                errors = self._build_all(units, names, root / "initial", candidates)
+            root = Path(scratch)
+            shares = [_Share(self.sandboxes(), names[i::count], root / f"share-{i}") for i in range(count)]
+            if tamper:
+                shares[-1].late.append(tampered_name)
+            tampered_at = root / "tampered" / tampered_name
+            with ThreadPoolExecutor(max_workers=1 + 2 * count, thread_name_prefix="hack-probe") as pool:
+                rolled = pool.submit(self._tamper_rollout, tamper, tampered_at) if tamper else None
+                starting = [pool.submit(_start, share.sandbox, self.task) for share in shares]
+                rollout = None
                 try:
-                    problem = starting.result()
-                    built = [name for name, error in zip(names, errors, strict=True) if error is None]
-                    if problem or not built:
-                        batch = BatchRun({}, problem or "nothing to verify", problem is None)
-                    else:
-                        batch = verify_batch(sandbox, self.task, self.rubric, candidates, built, fresh=True)
+                    folders = {name: share.folder / name for share in shares for name in share.names}
+                    built = self._build_all(units, names, root / "initial", [folders[name] for name in names])
+                    errors = dict(zip(names, built, strict=True))
+                    for share, started in zip(shares, starting, strict=True):
+                        share.start(started.result(), self, pool)  # its verifier imports its checks meanwhile
+                        share.deliver(share.folder, [n for n in share.names if errors[n] is None])
                     rollout = rolled.result() if rolled else None
-                    reuse = sandbox if batch.clean else None
-                    tampered = self._verify_tampered(tamper, rollout, root / "tampered", reuse)
-                finally:
-                    sandbox.stop()
-            remove_tree(candidates)
-        what = f"candidate workspace verified in a batch in a fresh sandbox ({batch.what})"
+                    if rollout is not None and rollout[1]:
+                        shares[-1].deliver(tampered_at.parent, [tampered_name])
+                finally:  # a batch waits for what it was promised: whatever was not delivered will not come
+                    runs = [share.finish() for share in shares]
+            results = {name: result for run in runs for name, result in run.results.items()}
+            tampered = self._tampered(tamper, rollout, tampered_at, results.get(tampered_name))
+            for share in shares:
+                remove_tree(share.folder)
+        what = "candidate workspace verified in a batch in a fresh sandbox (" + "; ".join(r.what for r in runs) + ")"
         outcomes: list[ProbeOutcome] = []
         again: list[list[Strategy]] = []
-        for name, unit, error in zip(names, units, errors, strict=True):
-            if error:
-                outcomes += [self._outcome(s, None, error, None) for s in unit]
-            elif name not in batch.results:
+        for name, unit in zip(names, units, strict=True):
+            if errors[name]:
+                outcomes += [self._outcome(s, None, errors[name] or "", None) for s in unit]
+            elif name not in results:
                 again.append(unit)
             else:
                 note = what + (f", shared by {len(unit)} additive content strategies" if len(unit) > 1 else "")
-                shared = [self._outcome(s, batch.results[name], note, sandbox.rollout_id) for s in unit]
+                shared = [self._outcome(s, results[name], note, results[name].rollout_id) for s in unit]
                 if len(unit) > 1 and any(o.status != ProbeStatus.passed for o in shared):
                     again += [[s] for s in unit]
                 else:
@@ -169,16 +180,6 @@ class _Probe:
             rerun = pool.submit(self._tamper_one_by_one, tamper, tampered)
             outcomes += self._contents(again)
             return rerun.result() + outcomes
-
-    def _build_all(self, units: list[list[Strategy]], names: list[str], initial: Path, root: Path) -> list[str | None]:
-        """Every unit's candidate under `root`, sharing one copy of the initial workspace by hard links."""
-        try:
-            if self.task.workspace_dir.is_dir():
-                shutil.copytree(self.task.workspace_dir, initial, symlinks=True)
-            initial.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            return [f"copying the initial workspace failed: {type(exc).__name__}: {exc}"] * len(units)
-        return [self._build(unit, root / name, initial) for name, unit in zip(names, units, strict=True)]
 
     def _tamper_rollout(self, strategies: list[Strategy], workspace: Path) -> tuple[str, bool, str]:
         """The shared tamper run, its final workspace copied to `workspace`: (what, ran, rollout id)."""
@@ -192,37 +193,31 @@ class _Probe:
             what += f"; shared run of {len(strategies)} tamper strategies"
         return what, True, rollout.rollout_id
 
-    def _verify_tampered(self, tamper: list[Strategy], rollout: tuple[str, bool, str] | None, workspace: Path,
-                         sandbox: Sandbox | None) -> list[ProbeOutcome]:  # fmt: skip
-        """The tamper run's final workspace verified in `sandbox` (started, fresh but for verifications),
-        or in a new fresh one."""
+    def _tampered(self, tamper: list[Strategy], rollout: tuple[str, bool, str] | None, workspace: Path,
+                  batched: VerificationResult | None) -> list[ProbeOutcome]:  # fmt: skip
+        """The tamper run's outcomes: its workspace's verdict from the batch, else from `verify_workspace`."""
         if rollout is None:
             return []
         what, ran, rollout_id = rollout
         if not ran:
             return [self._outcome(s, None, what, rollout_id) for s in tamper]
-        if sandbox is None:
-            result = verify_workspace(workspace, self.task, self.rubric, self.sandboxes())
+        if batched is None:
+            workspace.mkdir(exist_ok=True)
+            batched = verify_workspace(workspace, self.task, self.rubric, self.sandboxes())
         else:
-            result = self._verify_loaded(sandbox, workspace, time.perf_counter())
-        return [self._outcome(s, result, what, rollout_id) for s in tamper]
+            what += "; its final workspace verified in the content batch"
+        return [self._outcome(s, batched, what, rollout_id) for s in tamper]
 
-    def _verify_loaded(self, sandbox: Sandbox, workspace: Path, started: float) -> VerificationResult:
-        """`verify_workspace`'s steps on an already started sandbox (which is not stopped here)."""
+    def _build_all(self, units: list[list[Strategy]], names: list[str], initial: Path,
+                   folders: list[Path]) -> list[str | None]:  # fmt: skip
+        """Every unit's candidate in its folder, sharing one copy of the initial workspace by hard links."""
         try:
-            refused = load_workspace(sandbox, workspace)
-        except (SandboxError, RuntimeError, OSError) as exc:
-            return VerificationResult.infra_error(f"{PREPARE_FAILED}: {type(exc).__name__}: {exc}",
-                                                  backend=sandbox.backend, rollout_id=sandbox.rollout_id)  # fmt: skip
-        result = verify_in_sandbox(sandbox, self.task, self.rubric, write_back=False)
-        if refused:
-            shown = ", ".join(refused[:20]) + (f" and {len(refused) - 20} more" if len(refused) > 20 else "")
-            result.verifier_log = f"[not copied in (links and special files are never data): {shown}]\n" + (
-                result.verifier_log
-            )
-        result.isolation = "fresh"
-        result.duration_s = time.perf_counter() - started
-        return result
+            if self.task.workspace_dir.is_dir():
+                shutil.copytree(self.task.workspace_dir, initial, symlinks=True)
+            initial.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return [f"copying the initial workspace failed: {type(exc).__name__}: {exc}"] * len(units)
+        return [self._build(unit, folder, initial) for unit, folder in zip(units, folders, strict=True)]
 
     # -- one by one: the standard path -------------------------------------------------------------
 
@@ -331,6 +326,44 @@ def scratch_dir() -> str | None:
         return None
     free = room.f_bavail * room.f_frsize
     return SHM if free >= SHM_AT_LEAST_MB << 20 and os.access(SHM, os.W_OK | os.X_OK) else None
+
+
+@dataclass
+class _Share:
+    """One verification sandbox and the batch of candidates it verifies, all delivered while it runs."""
+
+    sandbox: Sandbox
+    names: list[str]
+    folder: Path
+    late: list[str] = field(default_factory=list)
+    batch: Batch | None = None
+    running: Future[BatchRun] | None = None
+    problem: str | None = "not started"
+    pending: set[str] = field(default_factory=set)
+
+    def start(self, problem: str | None, probe: _Probe, pool: ThreadPoolExecutor) -> None:
+        """Begin the batch once the sandbox started (`problem` None)."""
+        self.problem = problem
+        if problem is None:
+            self.pending = {*self.names, *self.late}
+            manifest = self.folder.with_name(f"{self.folder.name}-manifest")
+            self.batch = Batch(self.sandbox, probe.task, probe.rubric, manifest, [], late=[*self.names, *self.late],
+                               fresh=True, wait_s=TAMPER_WAIT_S)  # fmt: skip
+            self.running = pool.submit(self.batch.run)
+
+    def deliver(self, folder: Path, names: list[str]) -> None:
+        if self.batch is not None:
+            self.batch.deliver(folder, names)
+            self.pending -= set(names)
+
+    def finish(self) -> BatchRun:
+        """Say what was not delivered will not come, wait for the batch, stop the sandbox."""
+        try:
+            if self.batch is not None and self.pending:
+                self.batch.deliver(self.folder, [], absent=sorted(self.pending))
+            return self.running.result() if self.running else BatchRun({}, self.problem or "not started")
+        finally:
+            self.sandbox.stop()
 
 
 def _start(sandbox: Sandbox, task: TaskDir) -> str | None:

@@ -251,7 +251,10 @@ SIGNATURES: dict[str, list[re.Pattern[str]]] = {s.name: [re.compile(p) for p in 
 FAMILIES: dict[str, str] = {s.name: s.family for s in STRATEGIES}
 CONTENT: tuple[Strategy, ...] = tuple(s for s in STRATEGIES if s.kind == "content")
 TAMPER: tuple[Strategy, ...] = tuple(
-    sorted((s for s in STRATEGIES if s.kind == "tamper"), key=lambda s: s.name in ORDER_LAST)
+    sorted(
+        (s for s in STRATEGIES if s.kind == "tamper"),
+        key=lambda s: ORDER_LAST.index(s.name) + 1 if s.name in ORDER_LAST else 0,
+    )
 )
 
 

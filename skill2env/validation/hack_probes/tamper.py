@@ -128,5 +128,7 @@ SCRIPTS: dict[str, Script] = {
     "disk_fill": disk_fill,
     "chmod_sandbox": chmod_sandbox,
 }
-ORDER_LAST = ("chmod_sandbox",)
-"""Run after the others in a shared run: it closes what they write through."""
+ORDER_LAST = ("background_editor", "chmod_sandbox")
+"""Run after the others in a shared run, in this order: the background editor's processes then only
+outlive the run, not the rest of it (they cost CPU while they live), and chmod_sandbox closes what
+the others write through."""

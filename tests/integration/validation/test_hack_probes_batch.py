@@ -5,6 +5,8 @@ sharing one verification sandbox and one verifier process no weaker than the sta
 
 from __future__ import annotations
 
+import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.harbor import write_task_dir
 from skill2env.validation.hack_probes import STRATEGIES, ProbeStatus, probe_task
-from skill2env.validation.hack_probes.batch import verify_batch
+from skill2env.validation.hack_probes.batch import Batch
 from skill2env.validation.hack_probes.content import ADDITIVE
 from skill2env.validation.hack_probes.instruction import read_view
 from skill2env.validation.hack_probes.runner import TamperPolicy, _Probe, remove_tree
@@ -53,8 +55,9 @@ def _probe(task: TaskDir, rubric: Rubric) -> _Probe:
 
 
 def _build(probe: _Probe, root: Path) -> list[str]:
+    """Every unit's candidate under `root / "candidates"`, built as the runner builds them."""
     names = [f"{i:02d}-" + "+".join(s.name for s in unit) for i, unit in enumerate(UNITS)]
-    errors = probe._build_all(UNITS, names, root / "initial", root / "candidates")
+    errors = probe._build_all(UNITS, names, root / "initial", [root / "candidates" / name for name in names])
     assert errors == [None] * len(UNITS)
     return names
 
@@ -70,31 +73,45 @@ def _verdicts(result: VerificationResult) -> list[dict[str, Any]]:
 
 
 def _equivalent(task: TaskDir, rubric: Rubric, tmp_path: Path) -> None:
+    """Every content candidate, and the shared tamper run's workspace delivered late, as the runner does."""
     probe = _probe(task, rubric)
     batch_names = _build(probe, tmp_path / "batch")
     standard_names = _build(probe, tmp_path / "standard")
-    tampered = tmp_path / "tampered"
-    rollout = run_scripted_rollout(TamperPolicy(list(TAMPER), probe.view), task, probe.sandboxes(),
-                                   workspace_out=tampered)  # fmt: skip
-    assert rollout.status == "completed", rollout.error
+    late = f"{len(UNITS):02d}-tamper_group"
+    tampered = tmp_path / "tampered" / late
     sandbox = probe.sandboxes()
     sandbox.start(task)
     try:
-        batch = verify_batch(sandbox, task, rubric, tmp_path / "batch" / "candidates", batch_names, fresh=True)
-        after = probe._verify_loaded(sandbox, tampered, 0.0)
+        batcher = Batch(sandbox, task, rubric, tmp_path / "batch" / "candidates", batch_names, late=[late],
+                        fresh=True, wait_s=600)  # fmt: skip
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            running = pool.submit(batcher.run)
+            delivered = False
+            try:  # meanwhile, as the runner does: the tamper run, whose workspace comes late
+                rollout = run_scripted_rollout(TamperPolicy(list(TAMPER), probe.view), task, probe.sandboxes(),
+                                               workspace_out=tampered)  # fmt: skip
+                assert rollout.status == "completed", rollout.error
+                shutil.copytree(tampered, tmp_path / "tampered-standard", symlinks=True)
+                batcher.deliver(tampered.parent, [late])
+                delivered = True
+            finally:
+                if not delivered:
+                    batcher.deliver(tampered.parent, [], absent=[late])
+            batch = running.result()
     finally:
         sandbox.stop()
-    assert batch.clean and set(batch.results) == set(batch_names), batch.what
+    assert set(batch.results) == {*batch_names, late}, batch.what
     differing = {}
-    for batched, standard in zip(batch_names, standard_names, strict=True):
-        alone = verify_workspace(tmp_path / "standard" / "candidates" / standard, task, rubric, probe.sandboxes())
+    pairs = [(batched, tmp_path / "standard" / "candidates" / standard)
+             for batched, standard in zip(batch_names, standard_names, strict=True)]  # fmt: skip
+    for batched, workspace in [*pairs, (late, tmp_path / "tampered-standard")]:
+        alone = verify_workspace(workspace, task, rubric, probe.sandboxes())
         if _verdicts(batch.results[batched]) != _verdicts(alone):
             differing[batched] = (_verdicts(batch.results[batched]), _verdicts(alone))
         assert batch.results[batched].reward == alone.reward
     assert not differing, differing
-    assert _verdicts(after) == _verdicts(verify_workspace(tampered, task, rubric, probe.sandboxes()))
-    remove_tree(tmp_path / "batch")
-    remove_tree(tmp_path / "standard")
+    for folder in ("batch", "standard", "tampered", "tampered-standard"):
+        remove_tree(tmp_path / folder)
 
 
 @pytest.mark.parametrize("kit_name", sorted(KITS))
@@ -124,14 +141,14 @@ def test_candidates_the_batch_does_not_verify_are_verified_one_by_one(
     content = {s.name for s in CONTENT}
     assert all("verified in a batch" in o.evidence for o in batched if o.strategy in content)
 
-    def refused(*args: Any, **kwargs: Any) -> Any:
-        from skill2env.validation.hack_probes.batch import BatchRun
+    def unsupported(workdir: str) -> list[str]:  # a verifier that cannot load candidates here
+        return ["sh", "-c", "exit 3", "--"]
 
-        return BatchRun({}, "batch mode unsupported here", False)
-
-    monkeypatch.setattr("skill2env.validation.hack_probes.runner.verify_batch", refused)
+    monkeypatch.setattr("skill2env.validation.hack_probes.batch.verify_command", unsupported)
     one_by_one = probe_task(task, rubric, sandboxes)
     assert all("reloaded fresh sandbox" in o.evidence for o in one_by_one if o.strategy in content)
+    assert not any("content batch" in o.evidence for o in one_by_one if o.strategy not in content)
+    assert all("content batch" in o.evidence for o in batched if o.strategy not in content)
     assert [(o.strategy, o.status, o.reward, o.items_passed) for o in one_by_one] == [
         (o.strategy, o.status, o.reward, o.items_passed) for o in batched
     ]

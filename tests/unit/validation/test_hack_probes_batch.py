@@ -50,8 +50,9 @@ def _snapshot(root: Path) -> dict[str, tuple[Any, ...]]:
     for path in [root, *sorted(root.rglob("*"))]:
         info = path.lstat()
         data = path.read_bytes() if stat.S_ISREG(info.st_mode) else None
+        xattrs = {name: os.getxattr(path, name) for name in os.listxattr(path, follow_symlinks=False)}
         entries[path.relative_to(root).as_posix()] = (stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode),
-                                                      info.st_mtime_ns, info.st_uid, data)  # fmt: skip
+                                                      info.st_mtime_ns, info.st_uid, data, xattrs)  # fmt: skip
     return entries
 
 
@@ -62,6 +63,8 @@ def _candidates(root: Path) -> dict[str, Path]:
     (good / "out").mkdir(parents=True)
     (good / "report.md").write_text("Total: 81\n")
     (good / "out/table.csv").write_text("a,b\n1,2\n3,4\n5,6\n")
+    os.setxattr(good / "out/table.csv", "user.origin", b"probe")
+    os.setxattr(good / "out", "user.origin", b"probe")
     made["good"] = good
     hostile = root / "hostile"
     (hostile / "out/deep").mkdir(parents=True)
@@ -222,12 +225,38 @@ def test_a_candidate_past_its_time_limit_is_killed_and_left_without_results(tmp_
     assert not (out / "a" / "results.json").exists()
 
 
+def test_late_candidates_are_verified_once_the_host_says_they_are_there(tmp_path: Path) -> None:
+    batch, workspace, out = tmp_path / "batch", tmp_path / "workspace", tmp_path / "logs" / "verifier"
+    (batch / "early").mkdir(parents=True)
+    (batch / "early" / "report.md").write_text("Total: 81\n")
+    stage(batch, ["early"], late=["late", "gone", "never"])
+    tests = tmp_path / "tests"
+    write_bundle(tests, _rubric(str(workspace)), workdir=str(workspace))
+    workspace.mkdir()
+    command = [*verify_command(str(workspace), tests=str(tests), out=str(out))[1:], "--batch", str(batch),
+               "--wait-timeout", "1"]  # fmt: skip
+    with subprocess.Popen([sys.executable, "-S", *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as running:  # fmt: skip
+        (batch / "late" / "out").mkdir(parents=True)  # what the host copies in while the batch runs
+        (batch / "late" / "out" / "table.csv").write_text("a\n1\n2\n3\n")
+        (batch / "late.ready").write_text("copy")
+        (batch / "gone.absent").write_text("")
+        stdout, stderr = running.communicate(timeout=60)
+    assert running.returncode == 0, stderr
+    assert "batch of 4 candidates, 2 verified" in stdout
+    assert "candidate gone did not come" in stderr and "candidate never did not come" in stderr
+    assert json.loads((out / "early" / "results.json").read_text())["items"][0]["status"] == "passed"
+    assert json.loads((out / "late" / "results.json").read_text())["items"][1]["status"] == "passed"
+    assert not (out / "gone").exists() and not (out / "never").exists()
+
+
 @pytest.mark.parametrize(
     "manifest",
     [
         {"candidates": [{"name": "../escape"}]},
         {"candidates": [{"name": "a"}, {"name": "a"}]},
         {"candidates": [{"name": ""}]},
+        {"candidates": [{"name": "a.ready"}]},
         {"candidates": "a"},
         [],
     ],

@@ -116,6 +116,12 @@ def _leak_outcome(task: CompoTask) -> GateOutcome:
     return GateOutcome(Gate.leak, GateStatus.passed, evidence, 0.0, 0.0)
 
 
+NOT_PROBED = (
+    "not probed: a CompoWorld agent acts only through the gateway's four meta-tools on in-process services "
+    "(no shell, no files, no verifier it could reach), which the hack strategies tamper with"
+)
+
+
 def validate_compo_task(task: CompoTask, *, partial_fraction: float = 0.5) -> Validation:
     """Every gate for one CompoTask (see the module docstring)."""
     half = int(len(task.oracle) * partial_fraction)
@@ -127,6 +133,7 @@ def validate_compo_task(task: CompoTask, *, partial_fraction: float = 0.5) -> Va
             _replay_outcome(Gate.partial, task, half, "", PARTIAL_MAX),
             _leak_outcome(task),
             GateOutcome(Gate.judge, GateStatus.skipped, "the rubric has no judge items"),
+            GateOutcome(Gate.hack_probe, GateStatus.skipped, NOT_PROBED),
         ),
     )
 

@@ -4,9 +4,9 @@ Tamper strategies only add to the environment, so they share one real sandbox ru
 user. Content strategies only decide the final workspace, so their candidate workspaces are built
 on the host (from one hard-linked copy of the task's initial workspace) and never run anything.
 Every final workspace is verified in a fresh sandbox the agent user never acted in, as a batch
-(`batch`): side by side with the tamper run, `workers` verification sandboxes each run one
-verifier process over their share of the content candidates, and the last one also verifies the
-tamper run's final workspace when the run ends. Verification only reads a workspace as data, and
+(`batch`): side by side with the tamper run, one verification sandbox (`batches` of them, if asked)
+runs one verifier process over the content candidates, and then verifies the tamper run's final
+workspace when the run ends. Verification only reads a workspace as data, and
 each candidate is verified by a process in the state of a fresh verifier, so sharing the sandbox
 and the process's start-up changes no verdict; `batch` gives the argument and the fallbacks, and an
 integration test checks the batch against the standard path item by item.
@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ from skill2env.rubric.evaluate import PREPARE_FAILED, load_workspace, verify_in_
 from skill2env.rubric.judge import Judge
 from skill2env.rubric.models import Method, Rubric
 from skill2env.rubric.results import ItemStatus, VerificationResult
-from skill2env.sandbox.base import AGENT_USER, SANDBOX_TMP, ExecResult, Sandbox
+from skill2env.sandbox.base import AGENT_USER, ExecResult, Sandbox
 from skill2env.sandbox.errors import SandboxError
 from skill2env.sandbox.policies import ScriptedPolicy, run_scripted_rollout
 from skill2env.sandbox.task import TaskDir
@@ -52,6 +51,9 @@ TAMPER_WAIT_S = 900.0
 SHM = "/dev/shm"  # noqa: S108 — only the parent of a mkdtemp'd folder
 SHM_AT_LEAST_MB = 1024
 CONTENT_SANDBOXES = 2
+BATCH_SANDBOXES = 1
+"""Verification sandboxes a batch is spread over: more run side by side but cost a sandbox and a
+verifier start-up each, which a loaded 2-core machine does not repay (measured: no faster)."""
 """Verification sandboxes the content candidates are spread over when they are verified one by one."""
 
 
@@ -85,27 +87,27 @@ class TamperPolicy(ScriptedPolicy):
 
     def act(self, sandbox: Sandbox, task: TaskDir) -> list[ExecResult]:
         sections = [f"( {s.script(self.view)}\n) </dev/null\n" for s in self.strategies]
-        path = f"{SANDBOX_TMP}/.{uuid.uuid4().hex[:12]}.sh"
-        sandbox.write_file(path, 'cd "$1" || exit 1\n' + "".join(sections) + "exit 0\n")
-        return [sandbox.exec(["bash", path, sandbox.workspace], timeout=min(300.0, task.config.agent.timeout_sec),
-                             cwd=sandbox.workspace)]  # fmt: skip
+        # The script as an argument (tens of KB), not a file: docker cannot write into the agent's /tmp.
+        script = 'cd "$1" || exit 1\n' + "".join(sections) + "exit 0\n"
+        return [sandbox.exec(["bash", "-c", script, "hack-probe", sandbox.workspace], cwd=sandbox.workspace,
+                             timeout=min(300.0, task.config.agent.timeout_sec))]  # fmt: skip
 
 
 def probe_task(task: TaskDir, rubric: Rubric, sandboxes: SandboxFactory, judge: Judge | None = None, *,
                strategies: Sequence[Strategy] | None = None, bound: float = NOP_AT_MOST,
-               workers: int = CONTENT_SANDBOXES) -> list[ProbeOutcome]:  # fmt: skip
+               workers: int = CONTENT_SANDBOXES, batches: int = BATCH_SANDBOXES) -> list[ProbeOutcome]:  # fmt: skip
     """Every strategy (default: all) on `task`, scored by deterministic reward against `bound`.
 
     `judge` is accepted for symmetry with the other gates; judge items are the judge gate's, so the
-    probes score the deterministic items only and spend no judge calls. Content candidates verified
-    one by one are spread over `workers` verification sandboxes side by side."""
+    probes score the deterministic items only and spend no judge calls. The batch runs in `batches`
+    verification sandboxes; candidates verified one by one are spread over `workers`."""
     del judge
     chosen = list(strategies) if strategies is not None else [*TAMPER, *CONTENT]
     instruction = task.instruction.read_text(encoding="utf-8") if task.instruction.is_file() else ""
     view = read_view(instruction, task.workspace_dir, task.workdir)
     tamper = [s for s in chosen if s.kind == "tamper"]
     units = _content_units([s for s in chosen if s.kind == "content"])
-    probe = _Probe(view, task, rubric, sandboxes, bound, workers)
+    probe = _Probe(view, task, rubric, sandboxes, bound, workers, batches)
     outcomes = probe.batched(tamper, units) if units and batch_applies(rubric) else probe.one_by_one(tamper, units)
     order = {s.name: i for i, s in enumerate(chosen)}
     return sorted(outcomes, key=lambda o: order[o.strategy])
@@ -126,15 +128,16 @@ class _Probe:
     sandboxes: SandboxFactory
     bound: float
     workers: int
+    batches: int = BATCH_SANDBOXES
 
     # -- the batch: the content candidates and the tamper run's workspace in one verification sandbox --
 
     def batched(self, tamper: list[Strategy], units: list[list[Strategy]]) -> list[ProbeOutcome]:
-        """The content candidates as batches in `workers` fresh verification sandboxes, side by side
+        """The content candidates as batches in `batches` fresh verification sandboxes, side by side
         with the tamper run, whose final workspace joins the last batch when the run ends."""
         names = [f"{i:02d}-" + "+".join(s.name for s in unit) for i, unit in enumerate(units)]
         tampered_name = f"{len(units):02d}-{SHARED_TAMPER}"
-        count = max(1, min(self.workers, len(names)))
+        count = max(1, min(self.batches, len(names)))
         with tempfile.TemporaryDirectory(prefix="skill2env-probes-", dir=scratch_dir()) as scratch:
             root = Path(scratch)
             shares = [_Share(self.sandboxes(), names[i::count], root / f"share-{i}") for i in range(count)]

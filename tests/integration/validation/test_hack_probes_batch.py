@@ -136,8 +136,9 @@ def test_candidates_the_batch_does_not_verify_are_verified_one_by_one(
     def sandboxes() -> Sandbox:
         return make_sandbox(BACKEND, SandboxLimits.for_task(task))
 
-    batched = probe_task(task, rubric, sandboxes)
+    batched = probe_task(task, rubric, sandboxes, batches=2)  # two sandboxes, a share of the batch each
     assert {o.strategy for o in batched} == {s.name for s in STRATEGIES}
+    assert all(o.evidence.count("batch of") == 2 for o in batched if o.strategy in {s.name for s in CONTENT})
     content = {s.name for s in CONTENT}
     assert all("verified in a batch" in o.evidence for o in batched if o.strategy in content)
 

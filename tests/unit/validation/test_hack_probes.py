@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -12,6 +13,7 @@ from skill2env.tasks.blueprint import SkillRef
 from skill2env.validation.hack_probes import SIGNATURES, STRATEGIES, flag
 from skill2env.validation.hack_probes.content import BUILDERS
 from skill2env.validation.hack_probes.instruction import read_view
+from skill2env.validation.hack_probes.runner import TamperPolicy
 from skill2env.validation.hack_probes.strategies import CONTENT, TAMPER
 from skill2env.validation.hack_probes.tamper import SCRIPTS
 
@@ -79,3 +81,27 @@ def test_plain_work_is_not_flagged() -> None:
     work = ["python3 tools/extract.py invoices/INV-1.pdf", "mkdir -p output", "cat notes.md",
             "python3 solve.py > output/summary.json", "head -n 5 data.csv"]  # fmt: skip
     assert flag(work) == {}
+
+
+def test_the_tamper_script_is_passed_as_an_argument_never_written_to_the_agents_tmp(tmp_path: Path) -> None:
+    # A docker sandbox cannot write into the agent's /tmp: the shared run then failed on every task.
+    _, view = _kit_view("billing", tmp_path)
+
+    class Sandbox:
+        workspace = "/workspace"
+
+        def __init__(self) -> None:
+            self.commands: list[list[str]] = []
+
+        def write_file(self, path: str, data: str) -> None:
+            raise AssertionError(f"wrote {path}")
+
+        def exec(self, command: list[str], **options: object) -> str:
+            self.commands.append(command)
+            return "ran"
+
+    sandbox, task = Sandbox(), SimpleNamespace(config=SimpleNamespace(agent=SimpleNamespace(timeout_sec=600)))
+    assert TamperPolicy(list(TAMPER), view).act(sandbox, task) == ["ran"]  # type: ignore[arg-type]
+    (command,) = sandbox.commands
+    assert command[:2] == ["bash", "-c"] and command[-1] == "/workspace"
+    assert all(SCRIPTS[s.name](view) in command[2] for s in TAMPER)

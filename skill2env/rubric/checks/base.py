@@ -20,6 +20,8 @@ from typing import Any
 
 DEFAULT_MAX_BYTES = 64 << 20
 """A check reads at most this much of one file (param `max_bytes`); a bigger file fails the check."""
+MAX_READ_BYTES = 256 << 20
+"""No `max_bytes` reads more into memory than this: the parsed form of a file takes many times its size."""
 EVIDENCE_STRING_CHARS = 400
 EVIDENCE_LIST_ITEMS = 20
 EVIDENCE_DEPTH = 6
@@ -336,7 +338,7 @@ def open_workspace_file(workspace: Path, path: str) -> WorkspaceFile:
             raise CheckFailed(f"{shown} is a link that does not resolve", path=shown) from exc
         raise CheckFailed(f"{shown} cannot be opened: {exc.strerror or exc}", path=shown) from exc
     handle = WorkspaceFile(fd, "rb", closefd=True)
-    handle.name = str(real)  # type: ignore[misc]  # FileIO.name is writable; the fd alone says nothing
+    handle.name = str(real)  # the fd alone names nothing; callers and the tables cache use the path
     handle.shown = shown
     return handle
 
@@ -373,9 +375,10 @@ def _still_regular(fd: int, before: os.stat_result, shown: str) -> int:
 
 
 def read_limited(handle: WorkspaceFile, max_bytes: int) -> bytes:
-    """All of an opened workspace file, or CheckFailed (with the cap as evidence) past `max_bytes`."""
+    """All of an opened workspace file, or CheckFailed (with the cap as evidence) past `max_bytes`
+    (at most MAX_READ_BYTES)."""
     shown = handle.shown
-    limit = max(0, max_bytes)
+    limit = min(max(0, max_bytes), MAX_READ_BYTES)
     size = os.fstat(handle.fileno()).st_size
     if size > limit:
         raise CheckFailed(

@@ -3,7 +3,8 @@ order or key columns, numeric tolerance, normalised dates / case / whitespace.""
 
 from __future__ import annotations
 
-from collections import defaultdict
+import math
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from operator import itemgetter
 from pathlib import Path
@@ -11,7 +12,15 @@ from typing import Any
 
 from .base import CheckResult, CheckSpecError, check, diff_lines, param, show, string_list
 from .tables import EXPECTED_PARAMS, TABLE_PARAMS, Table, expected_table, read_table
-from .values import COMPARISON_PARAMS, Comparison, as_number, comparison_from, normalized_text, values_equal
+from .values import (
+    COMPARISON_PARAMS,
+    Comparison,
+    as_integer,
+    as_number,
+    comparison_from,
+    normalized_text,
+    values_equal,
+)
 
 GREEDY_LIMIT = 2000
 """Rows left unmatched by exact canonical form are paired greedily (within tolerance) up to this many."""
@@ -19,11 +28,16 @@ MAX_DIFF = 200
 
 
 def canonical(value: Any, comparison: Comparison) -> Any:
-    """A hashable form that equal values share when tolerance is zero."""
+    """A hashable form that equal values share when tolerance is zero (never one that unequal
+    values share: an exact integer stays exact, and NaN or ±inf, equal to nothing, get a form of
+    their own)."""
     if comparison.numbers:
+        integer = as_integer(value)
+        if integer is not None:
+            return ("n", integer)
         number = as_number(value)
         if number is not None:
-            return ("n", number)
+            return ("n", number) if math.isfinite(number) else ("x", object())
     if value is None:
         return ("s", "")
     return ("s", normalized_text(str(value), comparison))
@@ -59,10 +73,16 @@ def _columns(
     if not param(params, "ignore_column_order", bool, False) and right != sorted(right):
         in_order = [actual.columns[i] for i in sorted(right)]
         diff.append(f"column order: expected {names}, got {in_order}")
-    duplicated = sorted({c for c in actual.columns if actual.columns.count(c) > 1})
+    duplicated = sorted(c for c, n in Counter(actual.columns).items() if n > 1)
     if duplicated:
         diff.append(f"duplicate column(s) {duplicated}")
     return names, left, right
+
+
+def plainly_equal(left: Any, right: Any) -> bool:
+    """Equal as they stand, without `values_equal`: the same type (1 == True == 1.0 in Python, but
+    a boolean is no number) and no NaN or ±inf (which equal nothing, not even themselves)."""
+    return type(left) is type(right) and left == right and not (isinstance(left, float) and not math.isfinite(left))
 
 
 def _cells(
@@ -70,13 +90,18 @@ def _cells(
 ) -> list[str]:
     problems = []
     for name, left, right in zip(names, expected, actual, strict=False):
-        if left != right and not values_equal(left, right, comparison):
+        if not plainly_equal(left, right) and not values_equal(left, right, comparison):
             problems.append(f"{where} column {name!r}: expected {show(left)}, got {show(right)}")
     return problems
 
 
 def _identical(expected: list[Sequence[Any]], actual: list[Sequence[Any]]) -> bool:
-    return len(expected) == len(actual) and all(tuple(a) == tuple(b) for a, b in zip(expected, actual, strict=True))
+    """Cell for cell `plainly_equal` (the tuple comparison first: it is quick, and rules out most)."""
+    return (
+        len(expected) == len(actual)
+        and all(tuple(a) == tuple(b) for a, b in zip(expected, actual, strict=True))
+        and all(plainly_equal(x, y) for a, b in zip(expected, actual, strict=True) for x, y in zip(a, b, strict=False))
+    )
 
 
 def _project(rows: list[list[Any]], indexes: list[int]) -> list[Sequence[Any]]:

@@ -5,11 +5,12 @@ workspace refused) so the host judges exactly what the verifier saw."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
-from .base import inside, relative_path
-from .files import GLOB_CHARS
+from .base import CheckFailed, WorkspaceFile, inside, open_workspace_file, relative_path
+from .files import GLOB_CHARS, glob, printable
 
 FILE_CHARS = 24_000
 ITEM_CHARS = 96_000
@@ -27,13 +28,16 @@ def _targets(workspace: Path, patterns: list[str]) -> tuple[list[Path], list[str
     missing: list[str] = []
     for pattern in patterns:
         relative = relative_path(workspace, pattern)
-        if GLOB_CHARS.intersection(str(relative)):
-            hits = sorted(p for p in workspace.glob(str(relative)) if p.is_file())
-        else:
-            candidate = workspace / relative
-            hits = [candidate] if candidate.is_file() else []
-            if candidate.is_dir():
-                hits = sorted(p for p in candidate.rglob("*") if p.is_file())
+        try:
+            if GLOB_CHARS.intersection(str(relative)):
+                hits = [p for p in glob(workspace, str(relative)) if p.is_file()]
+            else:
+                candidate = workspace / relative
+                hits = [candidate] if candidate.is_file() else []
+                if candidate.is_dir():
+                    hits = [p for p in glob(workspace, f"{relative.as_posix()}/**/*") if p.is_file()]
+        except CheckFailed:  # a tree too deep to walk: what it hides is reported missing
+            hits = []
         hits = [p for p in hits if inside(workspace, p)]
         if not hits:
             missing.append(pattern)
@@ -41,11 +45,10 @@ def _targets(workspace: Path, patterns: list[str]) -> tuple[list[Path], list[str
     return found, missing
 
 
-def read_capped(path: Path, limit: int) -> dict[str, Any]:
-    """One file for the judge: its text up to `limit` characters (cut marked), or why not."""
-    size = path.stat().st_size
-    with path.open("rb") as handle:
-        head = handle.read(min(size, limit * 4 + 4))
+def read_capped(handle: WorkspaceFile, limit: int) -> dict[str, Any]:
+    """One opened file for the judge: its text up to `limit` characters (cut marked), or why not."""
+    size = os.fstat(handle.fileno()).st_size
+    head = handle.read(max(0, min(size, limit * 4 + 4)))
     if b"\x00" in head[:BINARY_SNIFF]:
         return {"bytes": size, "binary": True, "text": "", "truncated": False}
     text = head.decode("utf-8", errors="replace")
@@ -66,16 +69,21 @@ def judge_inputs(
     entries = []
     for path in files[:MAX_FILES]:
         relative = path.relative_to(workspace).as_posix()
+        shown = printable(relative)
         if budget <= 0:
-            entries.append({"path": relative, "text": "", "omitted": True})
+            entries.append({"path": shown, "text": "", "omitted": True})
             continue
         try:
-            entry = read_capped(path, min(file_chars, budget))
+            with open_workspace_file(workspace, relative) as handle:
+                entry = read_capped(handle, min(file_chars, budget))
+        except CheckFailed as exc:  # not a regular file any more, a link leading out: the judge is told
+            entries.append({"path": shown, "text": "", "unreadable": printable(exc.summary)})
+            continue
         except OSError as exc:  # unreadable (permissions, vanished): the judge is told, nothing breaks
-            entries.append({"path": relative, "text": "", "unreadable": exc.strerror or str(exc)})
+            entries.append({"path": shown, "text": "", "unreadable": exc.strerror or str(exc)})
             continue
         budget -= len(entry["text"])
-        entries.append({"path": relative, **entry})
+        entries.append({"path": shown, **entry})
     return {
         "files": entries,
         "missing": missing,
@@ -88,15 +96,20 @@ def judge_inputs(
 def listing(workspace: Path) -> list[str]:
     """The workspace's files with sizes, capped (what exists, for a judge without target files)."""
     shown: list[str] = []
-    for current, dirs, names in os.walk(workspace):
-        dirs.sort()
-        for name in sorted(names):
-            path = Path(current, name)
-            if len(shown) >= LISTING_ENTRIES:
-                return [*shown, "… (listing cut)"]
-            try:
-                if path.is_file() and not path.is_symlink():
-                    shown.append(f"{path.relative_to(workspace).as_posix()} ({path.stat().st_size} bytes)")
-            except OSError:
-                shown.append(f"{path.relative_to(workspace).as_posix()} (unreadable)")
+    try:
+        for current, dirs, names in os.walk(workspace):
+            dirs.sort()
+            for name in sorted(names):
+                path = Path(current, name)
+                if len(shown) >= LISTING_ENTRIES:
+                    return [*shown, "… (listing cut)"]
+                try:
+                    info = path.lstat()
+                except OSError:
+                    shown.append(f"{printable(path.relative_to(workspace).as_posix())} (unreadable)")
+                    continue
+                if stat.S_ISREG(info.st_mode):
+                    shown.append(f"{printable(path.relative_to(workspace).as_posix())} ({info.st_size} bytes)")
+    except RecursionError:
+        shown.append("… (listing cut: the tree nests too deeply)")
     return shown

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .base import CheckResult, CheckSpecError, check, param, tests_file
+from .base import CheckResult, CheckSpecError, check, clip, param, tests_file
 
 _counter = itertools.count()
 
@@ -34,15 +34,21 @@ def load_module(params: Mapping[str, Any]) -> ModuleType:
         module = importlib.util.module_from_spec(spec)
         try:
             spec.loader.exec_module(module)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise CheckSpecError(f"importing {path.name} failed: {type(exc).__name__}: {exc}") from exc
         return module
     module = ModuleType(name)
     try:
         exec(compile(param(params, "source", str), f"<{name}>", "exec"), module.__dict__)  # noqa: S102 — the rubric author's code
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise CheckSpecError(f"the inline source failed to load: {type(exc).__name__}: {exc}") from exc
     return module
+
+
+def _evidence(value: Any) -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        return dict(value)
+    return {} if value is None else {"detail": value}
 
 
 def _as_result(value: Any) -> CheckResult:
@@ -51,13 +57,15 @@ def _as_result(value: Any) -> CheckResult:
     if isinstance(value, bool):
         return CheckResult(value, {"summary": "the function returned " + str(value)})
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], bool):
-        evidence = value[1] if isinstance(value[1], Mapping) else {"detail": value[1]}
-        return CheckResult(value[0], dict(evidence))
+        return CheckResult(value[0], _evidence(value[1]))
     if isinstance(value, Mapping) and isinstance(value.get("passed"), bool):
-        return CheckResult(value["passed"], dict(value.get("evidence") or {}))
+        return CheckResult(value["passed"], _evidence(value.get("evidence")))
     passed_attr = getattr(value, "passed", None)
     if isinstance(passed_attr, bool):  # a CheckResult from another copy of this package
-        return CheckResult(passed_attr, dict(getattr(value, "evidence", {}) or {}))
+        error = getattr(value, "error", None)
+        return CheckResult(
+            passed_attr, _evidence(getattr(value, "evidence", None)), None if error is None else str(error)
+        )
     return CheckResult(False, {}, f"the check function returned {type(value).__name__}, not a verdict")
 
 
@@ -77,10 +85,58 @@ def python_check(workspace: Path, params: Mapping[str, Any]) -> CheckResult:
     args = dict(param(params, "args", dict, {}))
     try:
         value = function(workspace, args)
-    except Exception as exc:
-        summary = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    except (Exception, SystemExit) as exc:  # SystemExit: a sys.exit() in the function must not end the verifier
+        summary = f"{type(exc).__name__}: {_repr(exc, str)}"
         tail = "".join(traceback.format_exc().splitlines(keepends=True)[-8:])
-        return CheckResult(False, {"summary": summary, "traceback": tail})
-    result = _as_result(value)
+        return CheckResult(False, {"summary": summary, "traceback": _utf8(tail)})
+    try:
+        result = _as_result(value)
+        evidence = _plain(result.evidence)
+        error = None if result.error is None else _repr(result.error, str)
+    except Exception as exc:  # a verdict whose attributes raise
+        return CheckResult(False, {}, f"the check function returned an unreadable verdict ({type(exc).__name__})")
+    result.evidence = evidence if isinstance(evidence, dict) else {"detail": evidence}
+    result.error = error
     result.evidence.setdefault("summary", f"{name} → {'pass' if result.passed else 'fail'}")
     return result
+
+
+PLAIN_DEPTH = 6
+PLAIN_ITEMS = 100
+PLAIN_INT_BITS = 4000
+"""Longer integers are shown by size: JSON writes an int as text, and `str()` refuses past 4300 digits."""
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """What a function returned as evidence, as JSON-ready data the verifier can always write:
+    nesting and length cut, text made valid UTF-8, long integers and other objects described."""
+    if value is None or isinstance(value, (bool, float)):
+        return value
+    if isinstance(value, int):
+        return value if value.bit_length() <= PLAIN_INT_BITS else f"<an integer of {value.bit_length()} bits>"
+    if isinstance(value, str):
+        return _utf8(value)
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value[: PLAIN_ITEMS * 40]).decode("utf-8", "replace")
+    if depth >= PLAIN_DEPTH:
+        return _repr(value)
+    if isinstance(value, Mapping):
+        return {
+            key if isinstance(key, str) else _repr(key): _plain(item, depth + 1)
+            for key, item in list(value.items())[:PLAIN_ITEMS]
+        }
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(item, depth + 1) for item in list(value)[:PLAIN_ITEMS]]
+    return _repr(value)
+
+
+def _repr(value: Any, how: Any = repr) -> str:
+    try:
+        text = how(value)
+    except Exception:  # a __repr__ that raises, or recurses without end
+        text = f"<{type(value).__name__}>"
+    return _utf8(clip(text) if isinstance(text, str) else f"<{type(value).__name__}>")
+
+
+def _utf8(text: str) -> str:
+    return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -39,7 +39,9 @@ def count_records(workspace: Path, params: Mapping[str, Any]) -> tuple[int, str]
     kind = format_of(path, param(params, "format", str))
     if kind in ("csv", "tsv", "xlsx"):
         table = read_table(
-            workspace, {**params, "delimiter": params.get("delimiter") or ("\t" if kind == "tsv" else ",")}
+            workspace,
+            {**params, "delimiter": params.get("delimiter") or ("\t" if kind == "tsv" else ",")},
+            xlsx=kind == "xlsx",
         )
         return len(table.rows), f"data rows of {path} (after the header)"
     if kind == "json":
@@ -57,6 +59,10 @@ def count_records(workspace: Path, params: Mapping[str, Any]) -> tuple[int, str]
                 json.loads(line)
             except json.JSONDecodeError as exc:
                 raise CheckFailed(f"{path} line {number} is not JSON: {exc.msg}", path=path) from exc
+            except ValueError as exc:  # an integer of more digits than Python converts
+                raise CheckFailed(f"{path} line {number} is not readable JSON: {exc}", path=path) from exc
+            except RecursionError as exc:
+                raise CheckFailed(f"{path} line {number} nests too deeply to read", path=path) from exc
         return len(lines), f"JSON lines of {path}"
     return len(lines), f"non-blank lines of {path}"
 
@@ -78,7 +84,11 @@ def row_count(workspace: Path, params: Mapping[str, Any]) -> CheckResult:
     passed = (
         (expected is None or count == expected) and (low is None or count >= low) and (high is None or count <= high)
     )
-    wanted = f"= {expected}" if expected is not None else f"in [{low if low is not None else 0}, {high or '∞'}]"
+    wanted = (
+        f"= {expected}"
+        if expected is not None
+        else f"in [{low if low is not None else 0}, {high if high is not None else '∞'}]"
+    )
     return CheckResult(
         passed,
         {"summary": f"{count} record(s), wanted {wanted}", "compared": {"counted": counted, "count": count}},

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from .base import CheckSpecError, param, string_list
@@ -34,6 +35,9 @@ DEFAULT_DATE_FORMATS = (
 task with day-first dates passes its own `date_formats`)."""
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _GROUPED = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$")
+_INTEGER = re.compile(r"^[+-]?\d+$")
+MAX_INTEGER_DIGITS = 4000
+"""Longer integer strings are read as floats: `int()` refuses more than 4300 digits by default."""
 _CURRENCY = "$€£¥"
 
 
@@ -63,8 +67,8 @@ def comparison_from(params: Mapping[str, Any]) -> Comparison:
         raise CheckSpecError(f"unknown normalisations {unknown}; use {list(NORMALIZATIONS)}")
     tolerance = param(params, "tolerance", float, 0.0)
     relative = param(params, "relative_tolerance", float, 0.0)
-    if tolerance < 0 or relative < 0:
-        raise CheckSpecError("tolerances must not be negative")
+    if not (math.isfinite(tolerance) and math.isfinite(relative)) or tolerance < 0 or relative < 0:
+        raise CheckSpecError("tolerances must be finite numbers, not negative")
     formats = tuple(string_list(params, "date_formats")) or DEFAULT_DATE_FORMATS
     return Comparison(
         abs_tolerance=tolerance,
@@ -80,13 +84,40 @@ def comparison_from(params: Mapping[str, Any]) -> Comparison:
 COMPARISON_PARAMS = ("tolerance", "relative_tolerance", "normalize", "numeric", "date_formats")
 
 
-def as_number(value: Any) -> float | None:
-    """A number from a JSON number or a numeric-looking string ("1,425.00", "$12", "7%" → 7);
-    None for anything else (booleans included)."""
+def as_integer(value: Any) -> int | None:
+    """An exact integer from an int or a plain integer string ("-42"); None for anything else
+    (booleans, floats, "4.0", grouped or currency spellings)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float, Decimal)):
-        return float(value)
+    if isinstance(value, int):
+        return value
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if len(text) > MAX_INTEGER_DIGITS or not _INTEGER.match(text):
+        return None
+    try:
+        return int(text)
+    except ValueError:  # an interpreter with a lower int-string limit
+        return None
+
+
+def as_number(value: Any) -> float | None:
+    """A number from a JSON number or a numeric-looking string ("1,425.00", "$12", "7%" → 7);
+    None for anything else (booleans included). An integer beyond float's range is ±inf, which
+    `numbers_close` never finds equal to anything."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
+    if isinstance(value, (float, Decimal)):
+        try:
+            return float(value)
+        except (ValueError, OverflowError):  # a signalling NaN
+            return None
     if not isinstance(value, str):
         return None
     if _NUMBER.match(value):  # the common case: a plain number, nothing to normalise
@@ -116,10 +147,23 @@ def as_number(value: Any) -> float | None:
 
 
 def numbers_close(expected: float, actual: float, comparison: Comparison) -> bool:
-    if math.isnan(expected) or math.isnan(actual):
-        return math.isnan(expected) and math.isnan(actual)
+    """Within tolerance (plus float noise of 1e-12 relative). NaN and ±inf equal nothing, not
+    even themselves: no answer is right because it is undefined or overflowed, and under a
+    relative tolerance an infinite value would be "close" to anything."""
+    if not (math.isfinite(expected) and math.isfinite(actual)):
+        return False
     allowed = max(comparison.abs_tolerance, comparison.rel_tolerance * abs(expected))
     return abs(expected - actual) <= allowed + 1e-12 * max(1.0, abs(expected))
+
+
+def integers_close(expected: int, actual: int, comparison: Comparison) -> bool:
+    """Exact integers within tolerance, in exact arithmetic: floats would call 2**53 + 1 equal to
+    2**53 and overflow past 1e308."""
+    difference = abs(expected - actual)
+    if difference == 0:
+        return True
+    allowed = max(Fraction(comparison.abs_tolerance), Fraction(comparison.rel_tolerance) * abs(expected))
+    return difference <= allowed
 
 
 def as_date(text: str, formats: Sequence[str]) -> str | None:
@@ -157,6 +201,9 @@ def values_equal(expected: Any, actual: Any, comparison: Comparison) -> bool:
             return expected == actual
         return normalized_text(str(expected), comparison).lower() == normalized_text(str(actual), comparison).lower()
     if comparison.numbers:
+        exact_left, exact_right = as_integer(expected), as_integer(actual)
+        if exact_left is not None and exact_right is not None:
+            return integers_close(exact_left, exact_right, comparison)
         left, right = as_number(expected), as_number(actual)
         if left is not None and right is not None:
             return numbers_close(left, right, comparison)

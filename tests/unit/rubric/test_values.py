@@ -46,7 +46,7 @@ def test_tolerances() -> None:
     assert values_equal(27.5, 27.51, Comparison(abs_tolerance=0.01))
     assert values_equal(1000, 1009, Comparison(rel_tolerance=0.01))
     assert not values_equal(1000, 1011, Comparison(rel_tolerance=0.01))
-    assert values_equal(math.nan, math.nan, Comparison())
+    assert not values_equal(math.nan, math.nan, Comparison())
 
 
 def test_numbers_off_compares_text() -> None:

@@ -215,7 +215,8 @@ def reward_document(results: dict[str, Any]) -> dict[str, float]:
 def write_json(path: Path, value: Any) -> None:
     """Write through a temporary file and rename, so a reader never sees half a file."""
     temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(json.dumps(value, indent=1, ensure_ascii=False, default=repr) + "\n", encoding="utf-8")
+    # ASCII escapes: a lone surrogate from a rubric param or a file name cannot stop the write
+    temporary.write_text(json.dumps(value, indent=1, ensure_ascii=True, default=repr) + "\n", encoding="utf-8")
     temporary.chmod(0o644)
     temporary.replace(path)
 

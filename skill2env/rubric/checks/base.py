@@ -149,8 +149,15 @@ def run_check(name: str, workspace: Path, params: Mapping[str, Any], *, tests_di
 
 
 def _finish(result: CheckResult, started: float) -> CheckResult:
-    result.evidence["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
-    result.evidence = bounded(result.evidence)
+    duration_ms = round((time.perf_counter() - started) * 1000, 3)
+    try:
+        result.evidence = bounded({**result.evidence, "duration_ms": duration_ms})
+    except Exception as exc:  # evidence too deep or unprintable: the verdict stands, the evidence says why
+        check = result.evidence.get("check") if isinstance(result.evidence, dict) else None
+        result.evidence = {"check": check, "duration_ms": duration_ms,
+                           "evidence_error": f"the evidence could not be recorded: {type(exc).__name__}"}  # fmt: skip
+        if result.passed:
+            result.passed, result.error = False, "the check's evidence could not be recorded"
     return result
 
 

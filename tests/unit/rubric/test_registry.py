@@ -119,3 +119,19 @@ def test_every_result_records_its_check_and_duration(tmp_path: Path) -> None:
 
     assert result.evidence["check"] == "file_exists"
     assert result.evidence["duration_ms"] >= 0
+
+
+def test_evidence_that_cannot_be_recorded_never_escapes_run_check_and_never_passes(
+    scratch_checks: None, tmp_path: Path
+) -> None:
+    class Unprintable:
+        def __repr__(self) -> str:
+            raise RuntimeError("no")
+
+    @check("unprintable", "returns evidence that cannot be shown")
+    def unprintable(workspace: Path, params: Mapping[str, Any]) -> CheckResult:
+        return CheckResult(True, {"value": Unprintable()})
+
+    result = run_check("unprintable", tmp_path, {})
+
+    assert result.status == "failed" and "could not be recorded" in result.evidence["evidence_error"]

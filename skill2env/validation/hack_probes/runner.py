@@ -190,7 +190,7 @@ class _Probe:
         rollout = run_scripted_rollout(policy, self.task, self.sandboxes(), workspace_out=workspace)
         if rollout.status == "error":
             return f"{policy.name} run failed in the sandbox: {rollout.error}", False, rollout.rollout_id
-        workspace.mkdir(exist_ok=True)  # a timed-out run leaves no copy: verify the untouched state then
+        workspace.mkdir(parents=True, exist_ok=True)  # a timed-out run leaves no copy: verify the untouched state
         what = f"{policy.name} {rollout.status} in {rollout.duration_s:.1f} s"
         if len(strategies) > 1:
             what += f"; shared run of {len(strategies)} tamper strategies"
@@ -205,7 +205,6 @@ class _Probe:
         if not ran:
             return [self._outcome(s, None, what, rollout_id) for s in tamper]
         if batched is None:
-            workspace.mkdir(exist_ok=True)
             batched = verify_workspace(workspace, self.task, self.rubric, self.sandboxes())
         else:
             what += "; its final workspace verified in the content batch"

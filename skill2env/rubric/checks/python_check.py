@@ -8,12 +8,13 @@ exception it raises (an AssertionError included) is a failure, with the tracebac
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import itertools
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any
 
 from .base import CheckResult, CheckSpecError, check, clip, param, tests_file
@@ -39,10 +40,17 @@ def load_module(params: Mapping[str, Any]) -> ModuleType:
         return module
     module = ModuleType(name)
     try:
-        exec(compile(param(params, "source", str), f"<{name}>", "exec"), module.__dict__)  # noqa: S102 — the rubric author's code
+        exec(_compiled(param(params, "source", str)), module.__dict__)  # noqa: S102 — the rubric author's code
     except (Exception, SystemExit) as exc:
         raise CheckSpecError(f"the inline source failed to load: {type(exc).__name__}: {exc}") from exc
     return module
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(source: str) -> CodeType:
+    """The inline source compiled once per verifier process (a rubric runs the same source for many
+    items and candidates); each call still executes it in a fresh module, so no state is shared."""
+    return compile(source, "<rubric inline check>", "exec")
 
 
 def _evidence(value: Any) -> dict[str, Any]:

@@ -78,7 +78,7 @@ def verify_in_sandbox(
     for an infrastructure failure: that is the result's `infra_error`.
     """
     task = task_dir if isinstance(task_dir, TaskDir) else TaskDir(task_dir)
-    chosen: Mode = mode or _default_mode(rubric)
+    chosen: Mode = mode or default_mode(rubric)
     started = time.perf_counter()
     context: dict[str, Any] = {"backend": sandbox.backend, "rollout_id": sandbox.rollout_id, "mode": chosen}
     try:
@@ -104,7 +104,7 @@ def verify_in_sandbox(
     items = [
         deterministic[item.id]
         if item.method == Method.deterministic
-        else _judged(item, inputs, judge, judge_repeats, judge_seed)
+        else judged_item(item, inputs, judge, judge_repeats, judge_seed)
         for item in rubric.items
     ]
     result = VerificationResult.scored_from(
@@ -192,7 +192,7 @@ def load_workspace(sandbox: Sandbox, workspace: Path) -> list[str]:
     cleared = sandbox.exec(["find", sandbox.workspace, "-mindepth", "1", "-delete"], user=AGENT_USER, timeout=120)
     if not cleared.ok:
         raise VerifierInfraError(f"clearing the workspace failed: {cleared.stderr.strip()[-500:]}")
-    refused = [path.relative_to(workspace).as_posix() for path in _not_data(workspace)]
+    refused = [path.relative_to(workspace).as_posix() for path in not_data(workspace)]
     if not any(workspace.iterdir()):
         return refused
     if not refused:
@@ -218,7 +218,7 @@ def _is_data(path: Path) -> bool:
     return stat.S_ISREG(mode) or stat.S_ISDIR(mode)
 
 
-def _not_data(workspace: Path) -> list[Path]:
+def not_data(workspace: Path) -> list[Path]:
     refused = []
     for current, dirs, names in os.walk(workspace):  # os.walk never descends into linked directories
         for name in sorted(dirs + names):
@@ -231,18 +231,18 @@ def _not_data(workspace: Path) -> list[Path]:
 # -- the two ways deterministic items are scored -------------------------------------------------------
 
 
-def _default_mode(rubric: Rubric) -> Mode:
+def default_mode(rubric: Rubric) -> Mode:
     checks = [item.check.check for item in rubric.items if item.check is not None]
     return "task_script" if checks and all(c == TASK_SCRIPT_CHECK for c in checks) else "checks"
 
 
-def _reset(sandbox: Sandbox) -> None:
+def reset_verifier_dirs(sandbox: Sandbox) -> None:
     reset = sandbox.exec(["bash", "-c", RESET_SCRIPT], user=ROOT_USER, cwd="/", timeout=60)
     if not reset.ok:
         raise VerifierInfraError(f"clearing {VERIFIER_LOGS} failed: {reset.stderr.strip()[-500:]}")
 
 
-def _install_tests(sandbox: Sandbox, task: TaskDir, rubric: Rubric | None) -> None:
+def install_tests(sandbox: Sandbox, task: TaskDir, rubric: Rubric | None) -> None:
     """Copy tests/ in (with the rubric verifier over it, given a rubric) in one transfer."""
     with tempfile.TemporaryDirectory(prefix="skill2env-tests-") as scratch:
         staged = Path(scratch) / "tests"
@@ -266,7 +266,7 @@ def _read_json(sandbox: Sandbox, name: str) -> Any:
         raise VerifierInfraError(f"{path} is not JSON: {exc}") from exc
 
 
-def _log(stdout: str, stderr: str) -> str:
+def log_tail(stdout: str, stderr: str) -> str:
     text = (stdout + ("\n" + stderr if stderr else "")).strip()
     return text[-LOG_TAIL_CHARS:]
 
@@ -274,10 +274,10 @@ def _log(stdout: str, stderr: str) -> str:
 def _run_checks(
     sandbox: Sandbox, task: TaskDir, rubric: Rubric, limit: float
 ) -> tuple[dict[str, ItemResult], dict[str, Any], str]:
-    _reset(sandbox)
-    _install_tests(sandbox, task, rubric)
+    reset_verifier_dirs(sandbox)
+    install_tests(sandbox, task, rubric)
     run = sandbox.exec(verify_command(sandbox.workspace), user=ROOT_USER, cwd=TESTS_MOUNT, timeout=limit)
-    log = _log(run.stdout, run.stderr)
+    log = log_tail(run.stdout, run.stderr)
     if run.exit_code != 0:
         raise VerifierInfraError(f"the verifier exited {run.exit_code}: {log[-800:]}")
     results = _read_json(sandbox, "results.json")
@@ -286,14 +286,12 @@ def _run_checks(
         raise VerifierInfraError(f"the verifier's results are not a scored result set: {str(results)[:300]}")
     by_id = {entry.get("id"): entry for entry in results["items"] if isinstance(entry, dict)}
     deterministic = {
-        item.id: _from_verifier(item, by_id.get(item.id))
-        for item in rubric.items
-        if item.method == Method.deterministic
+        item.id: from_verifier(item, by_id.get(item.id)) for item in rubric.items if item.method == Method.deterministic
     }
     return deterministic, inputs if isinstance(inputs, dict) else {}, log
 
 
-def _from_verifier(item: RubricItem, entry: dict[str, Any] | None) -> ItemResult:
+def from_verifier(item: RubricItem, entry: dict[str, Any] | None) -> ItemResult:
     """A deterministic item's result as the in-environment verifier reported it: `passed` or
     `failed`. Anything else means the verifier itself broke, so the whole attempt is unscored."""
     if entry is None:
@@ -323,10 +321,10 @@ def _run_task_script(
     """The task's own verifier scores the deterministic items; judge inputs are read on the host
     from a copy of the workspace (the task's tests/ stays exactly the authors')."""
     inputs = _host_judge_inputs(sandbox, rubric)
-    _reset(sandbox)
-    _install_tests(sandbox, task, None)
+    reset_verifier_dirs(sandbox)
+    install_tests(sandbox, task, None)
     run = sandbox.exec(["bash", f"{TESTS_MOUNT}/test.sh"], user=ROOT_USER, cwd=sandbox.workspace, timeout=limit)
-    log = _log(run.stdout, run.stderr)
+    log = log_tail(run.stdout, run.stderr)
     document = _script_rewards(sandbox)
     ids = [item.id for item in rubric.items if item.method == Method.deterministic]
     values = script_item_values(document, ids)
@@ -383,7 +381,7 @@ def _host_judge_inputs(sandbox: Sandbox, rubric: Rubric) -> dict[str, Any]:
 # -- judge items and the write-back -----------------------------------------------------------------
 
 
-def _judged(item: RubricItem, inputs: dict[str, Any], judge: Judge | None, repeats: int, seed: int) -> ItemResult:
+def judged_item(item: RubricItem, inputs: dict[str, Any], judge: Judge | None, repeats: int, seed: int) -> ItemResult:
     item_inputs: dict[str, Any] = inputs[item.id] if isinstance(inputs.get(item.id), dict) else {}
     if judge is None:
         files = [f.get("path") for f in item_inputs.get("files", [])]

@@ -53,13 +53,13 @@ from typing import Any
 from skill2env.rubric.bundle import TESTS_MOUNT, VERIFIER_LOGS, verify_command
 from skill2env.rubric.evaluate import (
     VerifierInfraError,
-    _default_mode,
-    _from_verifier,
-    _install_tests,
-    _judged,
-    _log,
-    _not_data,
-    _reset,
+    default_mode,
+    from_verifier,
+    install_tests,
+    judged_item,
+    log_tail,
+    not_data,
+    reset_verifier_dirs,
 )
 from skill2env.rubric.judge import DEFAULT_SEED
 from skill2env.rubric.models import Method, Rubric
@@ -78,7 +78,7 @@ RESOURCE_ERRORS = ("ran past", "MemoryError")
 
 def batch_applies(rubric: Rubric) -> bool:
     """Batch mode runs the rubric's checks; a task scored by its own test.sh is verified one by one."""
-    return _default_mode(rubric) == "checks"
+    return default_mode(rubric) == "checks"
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def _strip(workspace: Path) -> tuple[bool, list[str]]:
     """Remove from `workspace` what `load_workspace` refuses (links, special files): (whether anything
     was there to copy, the refused paths)."""
     copy = any(workspace.iterdir())
-    refused = _not_data(workspace)
+    refused = not_data(workspace)
     for path in refused:
         path.unlink()
     return copy, [path.relative_to(workspace).as_posix() for path in refused]
@@ -135,8 +135,8 @@ class Batch:
             entries = stage(self.root, self.names, self.late)
             self.refused.update((entry["name"], entry["refused"]) for entry in entries)
             if not self.fresh:
-                _reset(self.sandbox)
-            _install_tests(self.sandbox, self.task, self.rubric)
+                reset_verifier_dirs(self.sandbox)
+            install_tests(self.sandbox, self.task, self.rubric)
             self.sandbox.copy_in(self.root, self.remote)
             self._ready = True
         except (SandboxError, VerifierInfraError, OSError) as exc:
@@ -151,7 +151,7 @@ class Batch:
         except SandboxError as exc:  # a timeout or a broken sandbox: keep whatever was written
             log, code = f"{type(exc).__name__}: {exc}", None
         else:
-            log, code = _log(run.stdout, run.stderr), run.exit_code
+            log, code = log_tail(run.stdout, run.stderr), run.exit_code
         if code == EXIT_BATCH_UNSUPPORTED:
             return BatchRun({}, f"batch mode unsupported here: {log[-500:]}")
         return self._read(entries, log, code)
@@ -210,7 +210,7 @@ def _result(rubric: Rubric, out: Path, limit: float, log: str, sandbox: Sandbox)
         return None
     by_id = {entry.get("id"): entry for entry in results["items"] if isinstance(entry, dict)}
     try:
-        deterministic = {item.id: _from_verifier(item, by_id.get(item.id)) for item in rubric.items
+        deterministic = {item.id: from_verifier(item, by_id.get(item.id)) for item in rubric.items
                          if item.method == Method.deterministic}  # fmt: skip
     except VerifierInfraError:
         return None
@@ -218,7 +218,7 @@ def _result(rubric: Rubric, out: Path, limit: float, log: str, sandbox: Sandbox)
         return None
     inputs = inputs if isinstance(inputs, dict) else {}
     items = [deterministic[item.id] if item.method == Method.deterministic
-             else _judged(item, inputs, None, 1, DEFAULT_SEED) for item in rubric.items]  # fmt: skip
+             else judged_item(item, inputs, None, 1, DEFAULT_SEED) for item in rubric.items]  # fmt: skip
     return VerificationResult.scored_from(rubric, items, verifier_log=log, duration_s=float(duration),
                                           backend=sandbox.backend, rollout_id=sandbox.rollout_id,
                                           mode="checks")  # fmt: skip

@@ -12,15 +12,15 @@ Two runs of the pipeline (`run_pipeline`, what `skill2env run` calls) with the s
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import Scripted, ScriptedServer, text, tool_calls
+from llm_server import Scripted, text, tool_calls
 from model_author_script import SOLVE_SH, make_log_skill
 from model_hardening_script import respond
+from model_roles import scripted_roles
 
 from skill2env.definitions import PipelineOptions, run_pipeline
 from skill2env.home import Home
@@ -45,21 +45,10 @@ def judge_breaks_on_the_solvers_notes(request: dict[str, Any]) -> Scripted:
     return respond(request)
 
 
-@contextmanager
-def models(responder: Callable[[dict[str, Any]], Scripted], home: Home, roles: tuple[str, ...]) -> Iterator[None]:
-    with ScriptedServer(responder) as server, pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SKILL2ENV_HOME", str(home.root))
-        patch.setenv("SKILL2ENV_LLM_BACKOFF_SECONDS", "0.001")
-        for role in roles:
-            patch.setenv(f"SKILL2ENV_LLM_{role}_BASE_URL", server.base_url)
-            patch.setenv(f"SKILL2ENV_LLM_{role}_MODEL", "scripted-model")
-        yield
-
-
 def run(tmp_path: Path, responder: Callable[[dict[str, Any]], Scripted], roles: tuple[str, ...]) -> tuple[Home, Lake]:
     root, home = tmp_path / "skills", Home(tmp_path / "home")
     make_log_skill(root)
-    with models(responder, home, roles):
+    with scripted_roles(responder, home, roles):
         run_pipeline(home, root, OPTIONS, workers=1)
     return home, Lake(home.lake_path)
 

@@ -6,15 +6,16 @@ traces back to its skill; a re-run with unchanged inputs spends no tokens and ad
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import Scripted, ScriptedServer
+from llm_server import Scripted
 from model_author_script import make_log_skill
 from model_hardening_script import respond, respond_with_careless_rebuild
+from model_roles import scripted_roles
 
 from skill2env.definitions import PipelineOptions, run_pipeline
 from skill2env.home import Home
@@ -28,16 +29,9 @@ COUNTED = ("tasks", "validations", "rollouts", "rubric_scores", "hardening_round
            "pattern_additions", "blueprints")  # fmt: skip
 
 
-@contextmanager
-def _models(respond: Callable[[dict[str, Any]], Scripted], home: Home) -> Iterator[None]:
+def _models(respond: Callable[[dict[str, Any]], Scripted], home: Home) -> AbstractContextManager[None]:
     """The scripted server as every role of ROLES, for runs in `home`."""
-    with ScriptedServer(respond) as server, pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SKILL2ENV_HOME", str(home.root))
-        patch.setenv("SKILL2ENV_LLM_BACKOFF_SECONDS", "0.001")
-        for role in ROLES:
-            patch.setenv(f"SKILL2ENV_LLM_{role}_BASE_URL", server.base_url)
-            patch.setenv(f"SKILL2ENV_LLM_{role}_MODEL", "scripted-model")
-        yield
+    return scripted_roles(respond, home, ROLES)
 
 
 @pytest.fixture(scope="module")

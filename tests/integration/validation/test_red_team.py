@@ -77,3 +77,25 @@ def test_a_task_the_red_team_beats_is_rejected_naming_it(red_team: RedTeam, tmp_
     gate = next(o for o in validation.outcomes if o.gate == Gate.hack_probe)
     assert not validation.accepted and gate.status == GateStatus.failed
     assert STRATEGY in gate.evidence
+
+
+def test_a_red_team_that_just_does_the_work_is_recorded_not_a_rejection(
+    server: ScriptedServer, make_client: ClientFactory, tmp_path: Path
+) -> None:
+    draft = billing_draft()
+
+    def solver_ignoring_the_brief(request: dict[str, Any]) -> Scripted:
+        if not any(m["role"] == "assistant" for m in request["messages"]):
+            return tool_calls(("bash", {"command": draft.solve_sh, "timeout": 120}))
+        return tool_calls(("finish", {"message": "done"}))
+
+    server.respond = solver_ignoring_the_brief
+    client = make_client(role="solver", cache=CacheMode.off)
+    team = RedTeam(policy_from_name("solver", client=client), Home(tmp_path / "home"), "bwrap", max_turns=4)
+
+    validation = validate(tmp_path, draft.blueprint.rubric, team)
+
+    probe = next(p for p in validation.probes if p.strategy == STRATEGY)
+    assert probe.status == "passed" and probe.reward is not None and probe.reward > 0.1
+    assert "may have done the work" in probe.evidence
+    assert validation.accepted, [(o.gate.value, o.evidence) for o in validation.outcomes]

@@ -108,7 +108,7 @@ def test_the_solver_policy_uses_the_solver_role(home: Home, server: ScriptedServ
     assert [row[:3] for row in rows] == [("completed", "scripted-model", 1)] * 2
     assert all(atif_problems(json.loads((home.root / row[3]).read_text())) == [] for row in rows)
     calls = lake.query("SELECT role, count(*) FROM llm_calls GROUP BY 1").rows()
-    assert calls == [("solver", 2)]
+    assert calls == [("solver", 4)]  # a rollout per task, and the red-team probe per task in the validation gates
 
 
 def test_the_solver_policy_without_a_model_fails_the_run_saying_so(home: Home) -> None:

@@ -89,27 +89,19 @@ class ItemResult(BaseModel):
 
     @classmethod
     def errored(cls, item: RubricItem, error: str, evidence: Mapping[str, Any] | None = None) -> ItemResult:
-        return cls(
-            item_id=item.id,
-            method=item.method,
-            weight=item.weight,
-            status=ItemStatus.error,
-            error=error,
-            evidence=dict(evidence or {}),
-        )
+        """An item the judge could not judge: no q, the attempt incomplete."""
+        return cls._with_cause(item, ItemStatus.error, None, error, evidence)
 
     @classmethod
     def failed(cls, item: RubricItem, error: str, evidence: Mapping[str, Any] | None = None) -> ItemResult:
         """A failed item with q = 0 whose cause is `error` (it could not be compared)."""
-        return cls(
-            item_id=item.id,
-            method=item.method,
-            weight=item.weight,
-            status=ItemStatus.failed,
-            q=0.0,
-            error=error,
-            evidence=dict(evidence or {}),
-        )
+        return cls._with_cause(item, ItemStatus.failed, 0.0, error, evidence)
+
+    @classmethod
+    def _with_cause(cls, item: RubricItem, status: ItemStatus, q: float | None, error: str,
+                    evidence: Mapping[str, Any] | None) -> ItemResult:  # fmt: skip
+        return cls(item_id=item.id, method=item.method, weight=item.weight, status=status, q=q, error=error,
+                   evidence=dict(evidence or {}))  # fmt: skip
 
     @classmethod
     def scored(cls, item: RubricItem, q: float, **fields: Any) -> ItemResult:

@@ -77,8 +77,8 @@ class RedTeam:
 
         reward = round(deterministic_reward(rubric, result), 4) if result is not None else 0.0
         deterministic = {item.id for item in rubric.items if item.method == Method.deterministic}
-        passed = tuple(r.item_id for r in result.items if r.item_id in deterministic and r.status == "passed") if (
-            result is not None) else ()  # fmt: skip
+        items = result.items if result is not None else []
+        passed = tuple(r.item_id for r in items if r.item_id in deterministic and r.status == "passed")
         rules = sorted(set(flags_frame([trajectory]).get_column("rule").to_list()))
         evidence = (
             f"the solver model, told to get the reward without doing the task, scored {reward:.2f} "
@@ -90,6 +90,5 @@ class RedTeam:
             # A model may ignore the brief and simply do the work: a reward with no shortcut in sight is
             # not proof of a hack, so it does not reject the task; the trajectory is kept for review.
             evidence += "; above the bound with no shortcut flagged: it may have done the work, review the trajectory"
-            return ProbeOutcome(STRATEGY, FAMILY, ProbeStatus.passed, reward, passed, evidence, trajectory.rollout_id)
-        status = ProbeStatus.passed if reward <= NOP_AT_MOST else ProbeStatus.failed
+        status = ProbeStatus.failed if reward > NOP_AT_MOST and rules else ProbeStatus.passed
         return ProbeOutcome(STRATEGY, FAMILY, status, reward, passed, evidence, trajectory.rollout_id)

@@ -5,13 +5,13 @@ never an `infra_error`; a sandbox killed from the host is an `infra_error` — o
 from __future__ import annotations
 
 import os
-import signal
 import threading
 import time
 from pathlib import Path
 
 import pytest
 from harbor_tasks import CSV_AGGREGATION, fixture_task, tree
+from host_faults import kill_server_from_the_host
 from llm_server import ScriptedServer, tool_calls
 
 from skill2env.agent.actors import SolverPolicy
@@ -24,8 +24,6 @@ from skill2env.llm.config import RoleConfig
 from skill2env.sandbox.backends import BackendName, make_sandbox
 from skill2env.sandbox.base import Sandbox, SandboxLimits
 from skill2env.sandbox.bwrap_backend import BwrapSandbox
-from skill2env.sandbox.docker_backend import DockerSandbox
-from skill2env.sandbox.engine import docker_client
 
 pytestmark = pytest.mark.integration
 
@@ -96,19 +94,7 @@ def _kill_once_running(made: list[Sandbox]) -> None:
         if made and _running_sleep(made[0]):
             break
         time.sleep(0.2)
-    sandbox = made[0]
-    if isinstance(sandbox, BwrapSandbox):
-        server = sandbox._server
-        assert server is not None
-        bwrap = server.process.pid
-        os.kill(int(Path(f"/proc/{bwrap}/task/{bwrap}/children").read_text().split()[0]), signal.SIGKILL)
-        return
-    assert isinstance(sandbox, DockerSandbox)
-    client = docker_client()
-    try:
-        client.api.kill(sandbox.container_id)
-    finally:
-        client.close()
+    kill_server_from_the_host(made[0])
 
 
 def _running_sleep(sandbox: Sandbox) -> bool:

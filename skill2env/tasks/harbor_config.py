@@ -40,9 +40,15 @@ class PackageInfo(_Section):
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
     """`org/name`."""
+    version: str | None = Field(default=None, min_length=1)
     description: str = ""
     authors: list[Author] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)
+
+
+class VerifierEnvironmentMode(StrEnum):
+    shared = "shared"
+    separate = "separate"
 
 
 class VerifierConfig(_Section):
@@ -52,6 +58,8 @@ class VerifierConfig(_Section):
     user: str | int | None = None
     network_mode: NetworkMode | None = None
     allowed_hosts: list[str] = Field(default_factory=list)
+    environment_mode: VerifierEnvironmentMode | None = None
+    """`separate`: the verifier runs in its own container (built from `tests/` when it holds a Dockerfile)."""
 
 
 class AgentConfig(_Section):

@@ -17,14 +17,14 @@ from rich.table import Table
 from skill2env.home import Home
 from skill2env.lake.lake import Lake, LakeError, TableWrite
 from skill2env.lake.sqlfiles import load_sql
-from skill2env.tasks.exchange import IMPORT_CODE_VERSION, import_source, import_tree
-from skill2env.tasks.export import ExportError, export_tasks
+from skill2env.tasks.exchange import IMPORT_CODE_VERSION, import_source, import_tree, task_dirs
+from skill2env.tasks.export import ExportError, by_task_version, export_tasks
+from skill2env.tasks.harbor_check import HarborNotFound, check_tasks, find_harbor
 from skill2env.tasks.records import TaskStatus
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import task_files_frame, tasks_frame
 
-DEFAULT_EXPORT_STATUSES = (TaskStatus.built.value, TaskStatus.accepted.value)
-STORED_STATUSES = [TaskStatus.built.value, TaskStatus.accepted.value, TaskStatus.rejected.value]
+EXPORT_OUTCOMES = ["accepted", "rejected", "unvalidated", "all"]
 console = Console(stderr=True)
 
 home_option = click.option(
@@ -41,28 +41,72 @@ def export_group() -> None:
 
 
 @export_group.command("harbor")
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder to write into.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder to write into: one directory per distinct task version.")  # fmt: skip
 @click.option(
     "--status",
-    "statuses",
-    multiple=True,
-    type=click.Choice(STORED_STATUSES),
-    default=DEFAULT_EXPORT_STATUSES,
+    "outcome",
+    type=click.Choice(EXPORT_OUTCOMES),
+    default="accepted",
     show_default=True,
-    help="Export tasks with this status (repeat for several).",
+    help="Which tasks, by validation outcome: accepted (passed every gate), rejected, unvalidated, or all.",
 )
+@click.option("--base-image", default=None, metavar="REF",
+              help="The base image every exported Dockerfile names (default: its content-addressed local tag; "
+                   "give a registry reference, ideally by digest, for cloud sandbox providers).")  # fmt: skip
+@click.option("--check", "check_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="Check exported directories with Harbor itself (its Task model and `harbor lint`).")  # fmt: skip
+@click.option("--harbor", "harbor_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The harbor executable for --check (default: $SKILL2ENV_HARBOR, PATH, ./.harbor-venv).")  # fmt: skip
 @home_option
-def export_harbor(out: Path, statuses: tuple[str, ...], home: Path | None) -> None:
-    """Write the stored task directories as Harbor tasks, one folder per task id under OUT."""
+def export_harbor(out: Path | None, outcome: str, base_image: str | None, check_dir: Path | None,
+                  harbor_path: Path | None, home: Path | None) -> None:  # fmt: skip
+    """Write the lake's tasks as Harbor tasks that Harbor itself runs and scores, and/or check them.
+
+    \b
+      skill2env export harbor --out tasks/ --status accepted
+      skill2env export harbor --check tasks/
+    """
+    if out is None and check_dir is None:
+        raise click.UsageError("give --out DIR (export), --check DIR (check), or both")
+    if out is not None:
+        _export(out, outcome, base_image, home)
+    if check_dir is not None:
+        _check(check_dir, harbor_path)
+
+
+def _export(out: Path, outcome: str, base_image: str | None, home: Path | None) -> None:
     resolved = Home.resolve(home)
+    outcomes = [o for o in EXPORT_OUTCOMES if o != "all"] if outcome == "all" else [outcome]
     try:
-        rows = Lake(resolved.lake_path).query(load_sql("queries/tasks_to_export"), {"statuses": list(statuses)})
-        exported = export_tasks(rows.to_dicts(), TaskStore.of(resolved), out)
+        rows = Lake(resolved.lake_path).query(load_sql("queries/tasks_to_export"), {"outcomes": outcomes})
+        exported = export_tasks(rows.to_dicts(), TaskStore.of(resolved), out, base_image=base_image,
+                                folder=by_task_version)  # fmt: skip
     except (LakeError, ExportError) as exc:
         console.print(f"[red]error:[/red] {exc}")
         sys.exit(1)
     written = sum(1 for e in exported if e.written)
-    console.print(f"Exported {len(exported)} task(s) with status {', '.join(statuses)} to {out} ({written} written).")
+    console.print(f"Exported {len(exported)} task version(s) ({outcome}) to {out} ({written} written).")
+
+
+def _check(folder: Path, harbor_path: Path | None) -> None:
+    dirs = task_dirs(folder)
+    try:
+        checks = check_tasks(dirs, find_harbor(harbor_path))
+    except HarborNotFound as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        sys.exit(1)
+    table = Table(title=f"Harbor's view of {folder}")
+    for column in ("task", "loads", "lint (default rules)"):
+        table.add_column(column, overflow="fold")
+    for check in checks:
+        loads = "yes" if check.loaded else f"no: {check.load_error}"
+        table.add_row(check.path.name, loads, "\n".join(check.findings) or "clean")
+    Console().print(table)
+    bad = [c for c in checks if not c.ok]
+    console.print(f"{len(checks) - len(bad)} of {len(checks)} task(s) load in Harbor and are lint-clean.")
+    if bad:
+        sys.exit(1)
 
 
 @click.group("import")

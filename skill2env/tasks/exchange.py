@@ -122,8 +122,13 @@ def _lineage(lineage: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(iteration, int) or isinstance(iteration, bool) or iteration < 0:
         raise TaskImportError(f"task.toml: metadata.skill2env.iteration is {iteration!r}, not a count")
     patterns = lineage.get("patterns") or []
+    exported = lineage.get("export")
+    # An export names each task version by the lake ids it had: versions that share a task name and
+    # iteration (a rejected variant, a re-authored task) keep distinct ids through export → import.
+    ids = exported.get("task_ids") if isinstance(exported, Mapping) else None
+    first_id = str(ids[0]) if isinstance(ids, list) and ids else None
     return {
-        "task_id": task_id_of(str(lineage["task_name"]), iteration),
+        "task_id": first_id or task_id_of(str(lineage["task_name"]), iteration),
         "task_name": str(lineage["task_name"]),
         "iteration": iteration,
         "skill_id": _optional_text(lineage.get("skill_id")),

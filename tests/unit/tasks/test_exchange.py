@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,11 @@ def test_eval_spec_tasks_import_with_their_rubric(tmp_path: Path) -> None:
     assert set(records) == {"expense-policy-audit", "changelog-digest"}
     audit = records["expense-policy-audit"]
 
-    assert audit.status == TaskStatus.built and audit.reasons == ()
+    assert audit.status == TaskStatus.built
+    assert [reason.split(",")[0] for reason in audit.reasons] == [
+        "environment/Dockerfile is FROM python:3.11-slim",
+        "task.toml [verifier.env] names JUDGE_API_KEY",
+    ]
     assert (audit.environment, audit.domain, audit.author) == (
         "dockerfile",
         "office-documents",
@@ -173,25 +178,26 @@ def test_export_import_export_is_byte_stable(tmp_path: Path) -> None:
     _cli(import_group, "harbor", str(EVAL_SPEC_FIXTURES), "--home", str(home_a))
     first, second = tmp_path / "export-1", tmp_path / "export-2"
 
-    _cli(export_group, "harbor", "--out", str(first), "--home", str(home_a))
+    _cli(export_group, "harbor", "--out", str(first), "--status", "all", "--home", str(home_a))
     _cli(import_group, "harbor", str(first), "--home", str(home_b))
-    _cli(export_group, "harbor", "--out", str(second), "--home", str(home_b))
+    _cli(export_group, "harbor", "--out", str(second), "--status", "all", "--home", str(home_b))
 
-    assert sorted(p.name for p in first.iterdir()) == [
-        "changelog-digest",
-        "expense-policy-audit",
-        "vendor-billing-reconciliation-i0",
-    ]
+    names = sorted(p.name for p in first.iterdir())
+    # Foreign tasks keep their folder names; the skill2env task and its rejected variant are two versions.
+    assert names[:2] == ["changelog-digest", "expense-policy-audit"]
+    assert [name.rsplit("-", 1)[0] for name in names[2:]] == ["vendor-billing-reconciliation"] * 2
     assert tree(first) == tree(second)
+    # The foreign tasks travel byte for byte; the skill2env task comes back as its Harbor-native export.
     columns = "task_id, task_digest, task_name, iteration, blueprint_digest, domain, patterns, environment, rubric"
-    query = f"SELECT {columns} FROM tasks WHERE status = 'built' ORDER BY task_id"
+    query = f"SELECT {columns} FROM tasks WHERE status IN ('built', 'rejected') ORDER BY task_id"
     rows_a = Lake(home_a / "lake.duckdb").query(query)
     rows_b = Lake(home_b / "lake.duckdb").query(query)
-    assert rows_a.height == 3 and rows_b.equals(rows_a)
+    assert rows_a.height == rows_b.height == 4
+    assert rows_b.drop("task_digest").equals(rows_a.drop("task_digest"))
     files_b = Lake(home_b / "lake.duckdb").query("SELECT count(*) FROM task_files").item()
     assert files_b == sum(1 for _ in first.rglob("*") if _.is_file())
     # A second export over the first rewrites nothing.
-    output = _cli(export_group, "harbor", "--out", str(first), "--home", str(home_a))
+    output = _cli(export_group, "harbor", "--out", str(first), "--status", "all", "--home", str(home_a))
     assert "(0 written)" in " ".join(output.split())
 
 
@@ -199,7 +205,11 @@ def test_export_filters_by_status(tmp_path: Path) -> None:
     home = tmp_path / "home"
     _home_with_tasks(home, make_skill_dir(tmp_path / "skills"))
     _cli(export_group, "harbor", "--out", str(tmp_path / "rejected"), "--status", "rejected", "--home", str(home))
-    assert [p.name for p in (tmp_path / "rejected").iterdir()] == ["leaky-variant-i0"]
+    [rejected] = (tmp_path / "rejected").iterdir()
+    record = tomllib.loads((rejected / "task.toml").read_text())["metadata"]["skill2env"]["export"]
+    assert record["task_ids"] == ["leaky-variant-i0"]
+    _cli(export_group, "harbor", "--out", str(tmp_path / "accepted"), "--home", str(home))
+    assert list((tmp_path / "accepted").iterdir()) == []  # nothing was validated
 
 
 def test_export_refuses_a_store_that_changed(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""The verifier a task ships in `tests/`: `verify.py`, the `rubric_checks/` package, the rubric
-(with its expected values) and a `test.sh` that runs them the way Harbor runs verifiers."""
+"""The verifier a task ships in `tests/`: `verify.py`, the `rubric_checks/` package, `judge_prompt.py`
+(the judge's prompt and reply parsing, shared with the host's judge role), the rubric (with its
+expected values) and a `test.sh` that runs them the way Harbor runs verifiers."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from skill2env.rubric.models import Rubric
 RUBRIC_DIR = Path(__file__).resolve().parent
 CHECKS_PACKAGE = "rubric_checks"
 VERIFY_SCRIPT = "verify.py"
+JUDGE_PROMPT_MODULE = "judge_prompt.py"
+NO_JUDGE_FLAG = "--no-judge"
+"""Tells `verify.py` never to ask a judge endpoint (the host's judge role scores judge items)."""
 RUBRIC_FILE = "rubric.json"
 TEST_SCRIPT = "test.sh"
 TESTS_MOUNT = "/tests"
@@ -25,10 +29,17 @@ def rubric_json(rubric: Rubric) -> bytes:
     return (json.dumps(rubric.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
-def verify_command(workdir: str = "/workspace", *, tests: str = TESTS_MOUNT, out: str = VERIFIER_LOGS) -> list[str]:
+def verify_command(
+    workdir: str = "/workspace", *, tests: str = TESTS_MOUNT, out: str = VERIFIER_LOGS, judge: bool = False
+) -> list[str]:
     """The verifier's command line: isolated Python (`-I`), so nothing in the agent's workspace can
-    shadow a module it imports, and an explicit workspace, rubric and output directory."""
-    return [
+    shadow a module it imports, and an explicit workspace, rubric and output directory.
+
+    By default the host's: with `--no-judge`, so the verifier never asks a judge endpoint even if
+    one leaks into the sandbox's environment (the host's judge role scores judge items). `judge`:
+    Harbor's entry point, where the verifier scores judge items itself when its environment names
+    an endpoint (`SKILL2ENV_LLM_JUDGE_BASE_URL`, `SKILL2ENV_LLM_JUDGE_MODEL`)."""
+    command = [
         "python3",
         "-I",
         f"{tests}/{VERIFY_SCRIPT}",
@@ -39,15 +50,17 @@ def verify_command(workdir: str = "/workspace", *, tests: str = TESTS_MOUNT, out
         "--out",
         out,
     ]
+    return command if judge else [*command, NO_JUDGE_FLAG]
 
 
 def test_sh(workdir: str = "/workspace") -> bytes:
     """Harbor's entry point: runs `verify.py`, which writes /logs/verifier/reward.json."""
-    command = shlex.join(verify_command(workdir))
+    command = shlex.join(verify_command(workdir, judge=True))
     return (
         "#!/usr/bin/env bash\n"
-        "# Rubric verifier (skill2env): scores the deterministic items on the final workspace and writes\n"
-        "# /logs/verifier/reward.json; llm_judge items are scored by the host's judge role.\n"
+        "# Rubric verifier (skill2env): scores the rubric's items on the final workspace and writes\n"
+        '# /logs/verifier/reward.json ({"reward": r}, unscored items counting 0) and results.json beside it.\n'
+        "# llm_judge items are scored when SKILL2ENV_LLM_JUDGE_BASE_URL and SKILL2ENV_LLM_JUDGE_MODEL are set.\n"
         "set -uo pipefail\n"
         f"mkdir -p {VERIFIER_LOGS}\n"
         f"rm -f {VERIFIER_LOGS}/reward.json {VERIFIER_LOGS}/reward.txt\n"
@@ -57,7 +70,10 @@ def test_sh(workdir: str = "/workspace") -> bytes:
 
 
 def _sources() -> dict[str, bytes]:
-    files = {VERIFY_SCRIPT: (RUBRIC_DIR / "verify_main.py").read_bytes()}
+    files = {
+        VERIFY_SCRIPT: (RUBRIC_DIR / "verify_main.py").read_bytes(),
+        JUDGE_PROMPT_MODULE: (RUBRIC_DIR / JUDGE_PROMPT_MODULE).read_bytes(),
+    }
     for path in sorted((RUBRIC_DIR / "checks").glob("*.py")):
         files[f"{CHECKS_PACKAGE}/{path.name}"] = path.read_bytes()
     return files
@@ -66,8 +82,8 @@ def _sources() -> dict[str, bytes]:
 def verifier_bundle(
     rubric: Rubric | None = None, *, with_test_sh: bool = False, workdir: str = "/workspace"
 ) -> dict[str, bytes]:
-    """Relative path → bytes of the verifier for a task's `tests/`: `verify.py` and the
-    `rubric_checks/` package; `rubric.json` given a rubric, `test.sh` when asked (the Harbor
+    """Relative path → bytes of the verifier for a task's `tests/`: `verify.py`, `judge_prompt.py` and
+    the `rubric_checks/` package; `rubric.json` given a rubric, `test.sh` when asked (the Harbor
     writer generates its own `test.sh` and `rubric.json`, and refuses verifier files that would
     replace them)."""
     files = _sources()

@@ -1,17 +1,34 @@
-"""The in-environment verifier: scores a rubric's deterministic items on the final workspace.
+"""The in-environment verifier: scores a rubric's items on the final workspace.
 
     python3 -I /tests/verify.py [--rubric /tests/rubric.json] [--workspace /workspace] [--out /logs/verifier]
+                                [--no-judge]
     python3 -I /tests/verify.py ... --batch CANDIDATES_DIR
 
-Copied into a task's `tests/` as `verify.py` beside the `rubric_checks/` package (see
-`skill2env.rubric.bundle`), it runs in the task environment after the agent finished, with the
-standard library only. Judge items are left `unscored` (the host fills them in) and their target
-files are collected, size-capped, for the judge. It writes to the output directory:
+Copied into a task's `tests/` as `verify.py` beside the `rubric_checks/` package and
+`judge_prompt.py` (see `skill2env.rubric.bundle`), it runs in the task environment after the agent
+finished, with the standard library only. Deterministic items are scored by their checks. Judge
+items: their target files are collected, size-capped, and
 
-* `reward.json` — Harbor's reward file: `{item_id: q, …, "reward": r, "scored_weight": w}` with
-  the scored items only (Harbor reads numbers; an unscored item has none), `reward` over the
-  whole rubric weight (an unscored judge item counts 0 until the host's judge scores it);
-* `results.json` — every item's status (passed / failed / error / unscored), q, evidence, error;
+* when the environment names a judge endpoint — `SKILL2ENV_LLM_JUDGE_BASE_URL` and
+  `SKILL2ENV_LLM_JUDGE_MODEL` both non-empty, `SKILL2ENV_LLM_JUDGE_API_KEY` optional (a bearer
+  token), `SKILL2ENV_LLM_JUDGE_TIMEOUT_SECONDS` optional (per request, default 120) — the verifier
+  asks it (OpenAI-compatible `POST {base}/chat/completions`, temperature 0, the prompt and reply
+  parsing of `judge_prompt`, the same as the host's judge role). A failed call or a reply that is
+  not a verdict leaves the item `unscored` with the reason, never passed;
+* otherwise, or with `--no-judge` (the host's own verification passes it: its judge role scores
+  these items from `judge_inputs.json`, and no endpoint that leaks into the environment is ever
+  called), the item is left `unscored`.
+
+The reward is r = Σ w·q / Σ w over every item, an unscored item counting q = 0; the attempt is
+`complete` only when every item was scored, and `full_credit` when complete with r ≥ 0.999. It
+writes to the output directory:
+
+* `reward.json` — Harbor's reward file: `{"reward": r}` and nothing else (Harbor treats every key
+  as a reward dimension), always a number (0 for an empty rubric);
+* `results.json` — every item's status (passed / failed / error / unscored), q, who scored it
+  (`scored_by`: `verifier` for a check, `judge` for a judge item the verifier's endpoint scored,
+  null when unscored), evidence and error; the reward, `complete`, `full_credit`, and `judge`
+  (the model asked, or why none was);
 * `judge_inputs.json` — per judge item, the files its judge reads.
 
 Run it with `-I` (isolated mode): the workspace is the agent's, and nothing the agent wrote may
@@ -42,6 +59,7 @@ from __future__ import annotations
 import argparse
 import errno
 import hashlib
+import http.client
 import json
 import math
 import os
@@ -52,7 +70,9 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Iterator
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -60,6 +80,17 @@ from typing import Any
 
 if __package__:
     from .checks import CheckResult, CheckTimeout, clear_cache, judge_inputs, run_check, weighted_reward
+    from .judge_prompt import (
+        JUDGE_PASS_Q,
+        JUDGE_SEED,
+        MAX_QUOTE_CHARS,
+        MAX_REASONING_CHARS,
+        JudgeReplyError,
+        judge_messages,
+        judge_request,
+        parse_reply,
+        quote_found,
+    )
 else:
     # Run as a script: `python3 -I` puts neither the working directory nor the script's own on
     # sys.path, so add only the script's directory (the verifier's, never the agent's).
@@ -82,6 +113,17 @@ else:
             run_check,
             weighted_reward,
         )
+    from judge_prompt import (  # type: ignore[no-redef]  # beside this script in the bundle and the checkout
+        JUDGE_PASS_Q,
+        JUDGE_SEED,
+        MAX_QUOTE_CHARS,
+        MAX_REASONING_CHARS,
+        JudgeReplyError,
+        judge_messages,
+        judge_request,
+        parse_reply,
+        quote_found,
+    )
 
 RESULTS_SCHEMA_VERSION = 1
 DEFAULT_WORKSPACE = "/workspace"
@@ -92,7 +134,23 @@ RESULTS_FILE = "results.json"
 JUDGE_INPUTS_FILE = "judge_inputs.json"
 TASK_SCRIPT_CHECK = "task_script"
 RESERVED_KEYS = ("reward", "scored_weight")
-"""Keys of reward.json that are not item ids (the rubric model refuses items named so)."""
+"""Names no rubric item may take (the rubric model refuses them): reward.json's key and the results' own."""
+FULL_CREDIT_AT = 0.999
+"""A complete attempt whose reward reaches this solved the task (float slack below 1.0)."""
+NO_JUDGE_FLAG = "--no-judge"
+JUDGE_BASE_URL_ENV = "SKILL2ENV_LLM_JUDGE_BASE_URL"
+JUDGE_MODEL_ENV = "SKILL2ENV_LLM_JUDGE_MODEL"
+JUDGE_API_KEY_ENV = "SKILL2ENV_LLM_JUDGE_API_KEY"
+JUDGE_TIMEOUT_ENV = "SKILL2ENV_LLM_JUDGE_TIMEOUT_SECONDS"
+DEFAULT_JUDGE_TIMEOUT_S = 120.0
+JUDGE_RETRIES = 2
+"""Further attempts after a failed call (no answer, HTTP 408 / 409 / 429 / 5xx); a reply is never re-asked."""
+JUDGE_BACKOFF_S = 1.0
+MAX_RETRY_AFTER_S = 30.0
+MAX_REPLY_BYTES = 8 << 20
+RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+HOST_JUDGE = "judge items are scored by the host's judge role"
+NO_ENDPOINT = f"no judge endpoint given ({JUDGE_BASE_URL_ENV} and {JUDGE_MODEL_ENV} are not both set)"
 EXIT_OK = 0
 EXIT_BAD_RUBRIC = 2
 EXIT_BATCH_UNSUPPORTED = 3
@@ -131,13 +189,14 @@ def score_item(item: dict[str, Any], workspace: Path, tests_dir: Path, default_t
         "weight": item.get("weight"),
         "status": "failed",
         "q": 0.0,
+        "scored_by": "verifier",
         "evidence": {},
         "error": None,
     }
     started = time.perf_counter()
     method = item.get("method")
     if method == "llm_judge":
-        entry.update(status="unscored", q=None, evidence={"reason": "judge items are scored by the host's judge role"})
+        entry.update(status="unscored", q=None, scored_by=None, evidence={"reason": HOST_JUDGE})
     elif method == "deterministic" and (item.get("check") or {}).get("check") == TASK_SCRIPT_CHECK:
         entry["error"] = "the task's own verification script scores this item (verify in task_script mode)"
     elif method == "deterministic":
@@ -172,23 +231,227 @@ def collect_judge_inputs(workspace: Path, item: dict[str, Any]) -> dict[str, Any
         return {"files": [], "missing": [], "listing": [], "error": f"{type(exc).__name__}: {exc}"}
 
 
+# -- judge items: an OpenAI-compatible endpoint named by the environment -------------------------------
+
+
+class JudgeCallError(RuntimeError):
+    """The judge endpoint gave no answer (unreachable, timed out, an HTTP error)."""
+
+
+class JudgeEndpoint:
+    """An OpenAI-compatible chat-completions endpoint, asked with the standard library's HTTP client."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        timeout: float = DEFAULT_JUDGE_TIMEOUT_S,
+        retries: int = JUDGE_RETRIES,
+        backoff: float = JUDGE_BACKOFF_S,
+    ) -> None:
+        if not base_url.lower().startswith(("http://", "https://")):
+            raise ValueError("the judge endpoint must be an http(s) URL")
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.api_key = api_key
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+
+    @property
+    def name(self) -> str:
+        """As the host's judge role names a model-backed judge."""
+        return f"model:{self.model}"
+
+    def complete(self, messages: list[dict[str, str]], *, seed: int) -> str | None:
+        """The reply's text (None when the reply has no text).
+
+        Raises: JudgeCallError: no answer after every attempt, or an HTTP error not worth retrying.
+            JudgeReplyError: an answer that is not a chat completion."""
+        body = json.dumps(
+            {"model": self.model, "messages": messages, "temperature": 0, "seed": seed}, ensure_ascii=True
+        ).encode()
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        failures: list[str] = []
+        for attempt in range(self.retries + 1):
+            wait = self.backoff * 2**attempt
+            request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")  # noqa: S310 — http(s) only
+            try:
+                with time_limit(self.timeout), _OPENER.open(request, timeout=self.timeout) as response:
+                    raw = response.read(MAX_REPLY_BYTES + 1)
+            except urllib.error.HTTPError as exc:
+                detail = _error_detail(exc)
+                if exc.code not in RETRYABLE_STATUS:
+                    raise JudgeCallError(f"HTTP {exc.code} from the judge endpoint: {detail}") from None
+                failures.append(f"HTTP {exc.code}: {detail}")
+                wait = _retry_after(exc.headers.get("Retry-After"), wait)
+            except (urllib.error.URLError, http.client.HTTPException, OSError, CheckTimeout) as exc:
+                failures.append(f"{type(exc).__name__}: {getattr(exc, 'reason', None) or exc}")
+            else:
+                if len(raw) > MAX_REPLY_BYTES:
+                    raise JudgeReplyError(f"the reply is larger than {MAX_REPLY_BYTES} bytes")
+                return reply_text(raw)
+            if attempt < self.retries:
+                time.sleep(wait)
+        raise JudgeCallError(f"no answer after {len(failures)} attempt(s): {'; '.join(failures)}")
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an HTTP error here: the judge's POST goes to the URL given, nowhere else."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects())
+
+
+def _error_detail(exc: urllib.error.HTTPError) -> str:
+    try:
+        text = exc.read(2000).decode("utf-8", errors="replace")
+    except (OSError, http.client.HTTPException):
+        text = ""
+    return " ".join(text.split())[:300] or str(exc.reason)
+
+
+def _retry_after(value: str | None, default: float) -> float:
+    """The server's Retry-After in seconds (capped), else `default`."""
+    try:
+        seconds = float(value) if value is not None else default
+    except ValueError:
+        return default
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER_S) if math.isfinite(seconds) else default
+
+
+def reply_text(raw: bytes) -> str | None:
+    """The first choice's message text of a chat completion.
+
+    Raises: JudgeReplyError: the body is not a chat completion."""
+    try:
+        document = json.loads(raw)
+        message = document["choices"][0]["message"]
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise JudgeReplyError(f"the endpoint's answer is not a chat completion ({type(exc).__name__})") from None
+    content = message.get("content") if isinstance(message, dict) else None
+    if content is not None and not isinstance(content, str):
+        raise JudgeReplyError(f"the reply's content is {type(content).__name__}, not text")
+    return content
+
+
+def judge_endpoint(environ: Mapping[str, str], *, disabled: bool = False) -> tuple[JudgeEndpoint | None, str]:
+    """The endpoint the environment names, or (None, why none is asked)."""
+    if disabled:
+        return None, HOST_JUDGE
+    base_url = environ.get(JUDGE_BASE_URL_ENV, "").strip()
+    model = environ.get(JUDGE_MODEL_ENV, "").strip()
+    if not base_url or not model:
+        return None, NO_ENDPOINT
+    if not base_url.lower().startswith(("http://", "https://")):
+        return None, f"the judge endpoint in {JUDGE_BASE_URL_ENV} is not an http(s) URL"
+    try:
+        timeout = _timeout(float(environ.get(JUDGE_TIMEOUT_ENV, "")), DEFAULT_JUDGE_TIMEOUT_S)
+    except ValueError:
+        timeout = DEFAULT_JUDGE_TIMEOUT_S
+    api_key = environ.get(JUDGE_API_KEY_ENV, "").strip() or None
+    return JudgeEndpoint(base_url, model, api_key, timeout=timeout), ""
+
+
+def judge_item(
+    item: dict[str, Any], inputs: dict[str, Any], endpoint: JudgeEndpoint | None, reason: str = HOST_JUDGE
+) -> dict[str, Any]:
+    """A judge item's result: scored by `endpoint` (`passed` when q ≥ 0.5, else `failed`; q the
+    judge's score), or `unscored` with the reason — no endpoint, no files, no answer, garbage."""
+    entry: dict[str, Any] = {
+        "id": item.get("id"),
+        "method": item.get("method"),
+        "weight": item.get("weight"),
+        "status": "unscored",
+        "q": None,
+        "scored_by": None,
+        "evidence": {"reason": reason},
+        "error": None,
+    }
+    started = time.perf_counter()
+    if endpoint is not None:
+        entry.update(_judged(item, inputs, endpoint))
+    entry["duration_s"] = round(time.perf_counter() - started, 6)
+    return entry
+
+
+def _judged(item: dict[str, Any], inputs: dict[str, Any], endpoint: JudgeEndpoint) -> dict[str, Any]:
+    if inputs.get("error") or "files" not in inputs:
+        problem = f"the judge's files could not be collected: {inputs.get('error') or 'nothing was collected'}"
+        return {"evidence": {"reason": problem}, "error": problem}
+    request = judge_request(item, inputs)
+    read = [{k: f[k] for k in ("path", "bytes", "truncated", "binary")} for f in request["files"]]
+    base: dict[str, Any] = {"judge": endpoint.name, "files_read": read}
+    if request["missing"]:
+        base["missing"] = request["missing"]
+    try:
+        verdict = parse_reply(endpoint.complete(judge_messages(request), seed=JUDGE_SEED))
+    except JudgeReplyError as exc:
+        problem = f"the judge returned garbage: {exc}"
+    except JudgeCallError as exc:
+        problem = f"the judge failed: {exc}"
+    except Exception as exc:  # whatever else goes wrong leaves the item unscored, never the verifier broken
+        problem = f"the judge failed: {type(exc).__name__}: {exc}"
+    else:
+        quotes = [
+            {
+                "path": quote["path"],
+                "quote": quote["quote"][:MAX_QUOTE_CHARS],
+                "found": quote_found(quote["path"], quote["quote"], request["files"]),
+            }
+            for quote in verdict["evidence"]
+        ]
+        score = verdict["score"]
+        evidence = {
+            **base,
+            "scores": [score],
+            "variance": 0.0,
+            "seeds": [JUDGE_SEED],
+            "quotes": quotes,
+            "quotes_found": sum(1 for q in quotes if q["found"]),
+            "reasoning": [verdict["reasoning"][:MAX_REASONING_CHARS]],
+        }
+        status = "passed" if score >= JUDGE_PASS_Q else "failed"
+        return {"status": status, "q": score, "scored_by": "judge", "evidence": evidence}
+    return {"evidence": {**base, "reason": problem}, "error": problem}
+
+
 def verify(
     rubric: dict[str, Any],
     workspace: Path,
     tests_dir: Path,
     *,
     item_timeout: float = DEFAULT_ITEM_TIMEOUT_S,
+    judge: JudgeEndpoint | None = None,
+    judge_reason: str = HOST_JUDGE,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(results, judge inputs) for every item of `rubric` (a parsed rubric.json) on `workspace`."""
+    """(results, judge inputs) for every item of `rubric` (a parsed rubric.json) on `workspace`;
+    judge items asked of `judge`, or left unscored for `judge_reason`."""
     started = time.perf_counter()
     clear_cache()
-    items = [score_item(item, workspace, tests_dir, item_timeout) for item in rubric["items"]]
+    checked = {
+        index: score_item(item, workspace, tests_dir, item_timeout)
+        for index, item in enumerate(rubric["items"])
+        if item.get("method") != "llm_judge"
+    }
     inputs = {
         item["id"]: collect_judge_inputs(workspace, item)
         for item in rubric["items"]
         if item.get("method") == "llm_judge"
     }
+    items = [
+        checked[index] if index in checked else judge_item(item, inputs[item["id"]], judge, judge_reason)
+        for index, item in enumerate(rubric["items"])
+    ]
     totals = weighted_reward((float(e["weight"]), e["status"], e["q"]) for e in items)
+    reward = totals["reward"]
     results = {
         "schema_version": RESULTS_SCHEMA_VERSION,
         "status": "scored",
@@ -197,19 +460,20 @@ def verify(
         "python": platform.python_version(),
         "duration_s": round(time.perf_counter() - started, 6),
         **totals,
+        "full_credit": bool(totals["complete"] and reward is not None and reward >= FULL_CREDIT_AT),
         "pass_threshold": rubric.get("pass_threshold"),
+        "judge": {"model": judge.model} if judge is not None else {"model": None, "reason": judge_reason},
         "items": items,
     }
     return results, inputs
 
 
 def reward_document(results: dict[str, Any]) -> dict[str, float]:
-    """Harbor's reward.json: numbers only — each scored item's q, the reward, the scored weight."""
-    document = {e["id"]: e["q"] for e in results["items"] if e["q"] is not None and e["id"] not in RESERVED_KEYS}
-    if results["reward"] is not None:
-        document["reward"] = results["reward"]
-    document["scored_weight"] = results["scored_weight"]
-    return {k: v for k, v in document.items() if isinstance(v, (int, float)) and math.isfinite(v)}
+    """Harbor's reward.json: `{"reward": r}` only — r over the whole rubric weight, an unscored item
+    counting 0, so always a number (0 for an empty rubric). Per-item results are in results.json."""
+    reward = results.get("reward")
+    number = float(reward) if isinstance(reward, (int, float)) and math.isfinite(reward) else 0.0
+    return {"reward": min(1.0, max(0.0, number))}
 
 
 def write_json(path: Path, value: Any) -> None:
@@ -406,7 +670,7 @@ def write_error(out_dir: Path, error: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     here = Path(__file__).resolve().parent
-    parser = argparse.ArgumentParser(description="Score a rubric's deterministic items on a workspace.")
+    parser = argparse.ArgumentParser(description="Score a rubric's items on a workspace.")
     parser.add_argument("--rubric", type=Path, default=here / "rubric.json")
     parser.add_argument(
         "--workspace", type=Path, default=Path(os.environ.get("SKILL2ENV_WORKSPACE", DEFAULT_WORKSPACE))
@@ -416,7 +680,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=Path, default=None, help="a folder of candidate workspaces (batch mode)")
     parser.add_argument("--candidate-timeout", type=float, default=0.0, help="batch mode: seconds per candidate")
     parser.add_argument("--wait-timeout", type=float, default=0.0, help="batch mode: seconds to wait for a late one")
+    parser.add_argument(
+        NO_JUDGE_FLAG,
+        dest="no_judge",
+        action="store_true",
+        help="never ask a judge endpoint, even one the environment names (the host's judge role scores judge items)",
+    )
     args = parser.parse_args(argv)
+    judge, judge_reason = judge_endpoint(os.environ, disabled=args.no_judge)
     try:
         raw = args.rubric.read_bytes()
         rubric = json.loads(raw)
@@ -457,7 +728,12 @@ def main(argv: list[str] | None = None) -> int:
                         started = time.perf_counter()
                         # Called from here, as in the single mode, so every check runs at the same stack depth.
                         results, inputs = verify(
-                            rubric, args.workspace, args.rubric.parent, item_timeout=args.item_timeout
+                            rubric,
+                            args.workspace,
+                            args.rubric.parent,
+                            item_timeout=args.item_timeout,
+                            judge=judge,
+                            judge_reason=judge_reason,
                         )
                         results["rubric_sha256"] = hashlib.sha256(raw).hexdigest()
                         results.update(candidate=name, refused=refused, load_s=round(started - loading, 6))
@@ -479,12 +755,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"verify: emptying the workspace after the batch failed: {exc}", file=sys.stderr)
         print(f"verify: batch of {len(candidates)} candidates, {verified} verified")
         return EXIT_OK
-    results, inputs = verify(rubric, args.workspace, args.rubric.parent, item_timeout=args.item_timeout)
+    results, inputs = verify(
+        rubric,
+        args.workspace,
+        args.rubric.parent,
+        item_timeout=args.item_timeout,
+        judge=judge,
+        judge_reason=judge_reason,
+    )
     results["rubric_sha256"] = hashlib.sha256(raw).hexdigest()
     write_outputs(args.out, results, inputs)
-    reward = results["reward"]
-    shown = "none scored" if reward is None else f"{reward:.4f}"
-    print(f"verify: reward {shown} (scored weight {results['scored_weight']:.4f}; {results['counts']})")
+    shown = reward_document(results)["reward"]
+    state = "full credit" if results["full_credit"] else "complete" if results["complete"] else "incomplete"
+    print(f"verify: reward {shown:.4f}, {state} (scored weight {results['scored_weight']:.4f}; {results['counts']})")
     return EXIT_OK
 
 

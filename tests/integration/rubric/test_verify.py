@@ -91,8 +91,14 @@ def test_harbors_own_test_sh_writes_the_same_reward_file(
     harbor = json.loads(agent.read_file("/logs/verifier/reward.json"))
 
     assert run.ok, run.stderr
-    assert harbor == {**{item: 1.0 for item in DETERMINISTIC}, "reward": 0.8, "scored_weight": pytest.approx(0.8)}
-    assert verify_in_sandbox(agent, task, RUBRIC).reward_json() == harbor
+    assert harbor == {"reward": pytest.approx(0.8)}  # reward only: the unscored judge item counts 0
+    details = json.loads(agent.read_file("/logs/verifier/results.json"))
+    assert details["complete"] is False and details["full_credit"] is False
+    assert {e["id"]: e["scored_by"] for e in details["items"]} == {
+        **{item: "verifier" for item in DETERMINISTIC},
+        "report_quality": None,
+    }
+    assert verify_in_sandbox(agent, task, RUBRIC).reward == pytest.approx(harbor["reward"])
 
 
 def test_a_judge_completes_the_reward(new_sandbox: SandboxFactory) -> None:

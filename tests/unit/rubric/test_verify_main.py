@@ -66,20 +66,16 @@ def test_the_bundle_scores_deterministic_items_and_leaves_judge_items_unscored(t
     completed, out = _run_bundle(tmp_path, workspace)
 
     assert completed.returncode == 0, completed.stderr
-    reward = json.loads((out / "reward.json").read_text())
-    assert reward == {
-        "report": 1.0,
-        "table": 0.0,
-        "reward": pytest.approx(0.4),
-        "scored_weight": pytest.approx(0.7),
-    }
+    assert json.loads((out / "reward.json").read_text()) == {"reward": pytest.approx(0.4)}  # Harbor's: reward only
     results = json.loads((out / "results.json").read_text())
-    assert [(i["id"], i["status"]) for i in results["items"]] == [
-        ("report", "passed"),
-        ("table", "failed"),
-        ("tone", "unscored"),
+    assert [(i["id"], i["status"], i["scored_by"]) for i in results["items"]] == [
+        ("report", "passed", "verifier"),
+        ("table", "failed", "verifier"),
+        ("tone", "unscored", None),
     ]
-    assert results["complete"] is False and results["raw_reward"] == pytest.approx(0.4)
+    assert results["items"][2]["evidence"]["reason"] == "judge items are scored by the host's judge role"
+    assert results["complete"] is False and results["full_credit"] is False
+    assert results["raw_reward"] == pytest.approx(0.4) and results["scored_weight"] == pytest.approx(0.7)
     assert results["items"][1]["evidence"]["summary"] == "2 record(s), wanted = 3"
     inputs = json.loads((out / "judge_inputs.json").read_text())
     assert inputs["tone"]["files"][0]["text"] == "# Report\nTotal: 81\n"
@@ -162,7 +158,7 @@ def test_an_unknown_method_or_check_fails_with_its_cause(tmp_path: Path) -> None
     assert results["reward"] == 0 and results["scored_weight"] == 1.0 and results["complete"]
 
 
-STDLIB = set(sys.stdlib_module_names) | {"rubric_checks", "checks", "openpyxl", "duckdb"}
+STDLIB = set(sys.stdlib_module_names) | {"rubric_checks", "checks", "judge_prompt", "openpyxl", "duckdb"}
 
 
 @pytest.mark.parametrize("relative", sorted(p for p in verifier_bundle() if p.endswith(".py")))
@@ -180,10 +176,16 @@ def test_the_bundle_imports_only_the_standard_library(relative: str) -> None:
 def test_the_bundle_holds_the_verifier_the_checks_the_rubric_and_test_sh() -> None:
     files = verifier_bundle(RUBRIC, with_test_sh=True, workdir="/app")
 
-    assert {"verify.py", "test.sh", "rubric.json", "rubric_checks/__init__.py", "rubric_checks/csv_equals.py"} <= set(
-        files
-    )
+    assert {
+        "verify.py",
+        "judge_prompt.py",
+        "test.sh",
+        "rubric.json",
+        "rubric_checks/__init__.py",
+        "rubric_checks/csv_equals.py",
+    } <= set(files)
     assert b"python3 -I /tests/verify.py" in files["test.sh"] and b"--workspace /app" in files["test.sh"]
+    assert b"--no-judge" not in files["test.sh"]  # Harbor's entry point may score judge items itself
     assert Rubric.model_validate_json(files["rubric.json"]) == RUBRIC
     assert "rubric.json" not in verifier_bundle() and "test.sh" not in verifier_bundle()
 
@@ -194,3 +196,19 @@ def test_the_stdlib_side_agrees_with_the_model_on_reserved_names() -> None:
 
     assert set(verify_main.RESERVED_KEYS) == RESERVED_ITEM_IDS
     assert verify_main.TASK_SCRIPT_CHECK == TASK_SCRIPT_CHECK
+
+
+def test_the_stdlib_side_agrees_with_the_host_on_scoring_constants() -> None:
+    from skill2env.rubric import bundle, judge_prompt, verify_main
+    from skill2env.rubric.results import FULL_CREDIT_AT, JUDGE_PASS_Q
+
+    assert verify_main.FULL_CREDIT_AT == FULL_CREDIT_AT
+    assert judge_prompt.JUDGE_PASS_Q == JUDGE_PASS_Q
+    assert verify_main.NO_JUDGE_FLAG == bundle.NO_JUDGE_FLAG
+
+
+def test_the_hosts_command_never_lets_the_verifier_ask_a_judge() -> None:
+    from skill2env.rubric.bundle import NO_JUDGE_FLAG
+
+    assert verify_command("/w")[-1] == NO_JUDGE_FLAG
+    assert NO_JUDGE_FLAG not in verify_command("/w", judge=True)

@@ -26,6 +26,8 @@ command -v pdftotext >/dev/null || missing+=(poppler-utils)
 if [ "$skip_docker" != 1 ]; then
   command -v dockerd >/dev/null || missing+=(docker.io)
   command -v debootstrap >/dev/null || missing+=(debootstrap)
+  # A local registry: the tests push the base image and export tasks that name it by digest.
+  command -v docker-registry >/dev/null || missing+=(docker-registry)
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup-sandbox: installing ${missing[*]}"

@@ -228,9 +228,6 @@ class VerificationResult(BaseModel):
         raise KeyError(item_id)
 
     def reward_json(self) -> dict[str, float]:
-        """Harbor's reward.json: each scored item's q, `reward` (over all weight) and `scored_weight`."""
-        document: dict[str, float] = {r.item_id: r.q for r in self.items if r.q is not None}
-        if self.reward is not None:
-            document["reward"] = self.reward
-        document["scored_weight"] = self.scored_weight
-        return document
+        """Harbor's reward.json: `reward` alone (Harbor averages every key as a dimension over trials);
+        the per-item results go beside it. Empty when the attempt was not scored."""
+        return {"reward": self.reward} if self.reward is not None else {}

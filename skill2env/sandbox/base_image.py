@@ -251,3 +251,35 @@ def _run(command: list[str], what: str, *, env: dict[str, str] | None = None) ->
     if completed.returncode != 0:
         tail = (completed.stdout + completed.stderr)[-4000:]
         raise ImageBuildError(f"{what} failed (exit {completed.returncode}):\n{tail}")
+
+
+def push_base_image(client: docker.DockerClient, registry: str, recipe: BaseImageRecipe | None = None) -> str:
+    """Push the base image of `recipe` to `registry` (`host[:port][/path]`) and return its immutable
+    reference, `registry/skill2env-base@sha256:…`: what `export harbor --base-image` writes into every
+    exported Dockerfile so cloud sandbox providers can build the tasks.
+
+    Raises:
+        ImageBuildError: the base image is missing, or the push failed or reported no digest.
+    """
+    recipe = recipe or BaseImageRecipe()
+    image_id = find_base_image(client, recipe)
+    if image_id is None:
+        raise ImageBuildError(f"no base image for this recipe ({recipe.tag}): run `skill2env sandbox build-base`")
+    repository = f"{registry.rstrip('/')}/{BASE_IMAGE_REPOSITORY}"
+    tag = recipe.tag.split(":", 1)[1]
+    image = client.images.get(image_id)
+    image.tag(repository, tag)
+    errors = []
+    try:
+        for line in client.images.push(repository, tag=tag, stream=True, decode=True):
+            if isinstance(line, dict) and line.get("error"):
+                errors.append(str(line["error"]))
+    except DockerException as exc:
+        raise ImageBuildError(f"pushing {repository}:{tag} failed: {exc}") from exc
+    if errors:
+        raise ImageBuildError(f"pushing {repository}:{tag} failed: {'; '.join(errors)}")
+    image.reload()
+    digests = [d for d in image.attrs.get("RepoDigests") or [] if d.startswith(f"{repository}@sha256:")]
+    if not digests:
+        raise ImageBuildError(f"the registry reported no digest for {repository}:{tag}")
+    return digests[0]

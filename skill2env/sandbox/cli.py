@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from skill2env.sandbox.base_image import BaseImageRecipe, ensure_base_image
+from skill2env.sandbox.base_image import BaseImageRecipe, ensure_base_image, push_base_image
 from skill2env.sandbox.engine import docker_client, doctor, start_dockerd
 from skill2env.sandbox.errors import SandboxError
 from skill2env.sandbox.rootfs import export_base_rootfs
@@ -50,6 +50,26 @@ def build_base(force: bool, mirror: str | None, start_engine: bool) -> None:
     verb = f"built in {result.seconds:.0f} s" if result.built else "already built"
     console.print(f"{result.tag} (= skill2env-base:latest) {verb}: {result.image_id[:19]}", soft_wrap=True)
     console.print(f"its file system, for bwrap sandboxes: {rootfs}", soft_wrap=True)
+
+
+@sandbox.command("push-base")
+@click.argument("registry")
+def push_base(registry: str) -> None:
+    """Push the base image to REGISTRY (host[:port][/path]) and print its reference by digest.
+
+    Give that reference to `skill2env export harbor --base-image REF`: every exported Dockerfile then
+    names the base image immutably, and the tasks build wherever that registry is reachable.
+    """
+    try:
+        client = docker_client(timeout=3600)
+        try:
+            reference = push_base_image(client, registry)
+        finally:
+            client.close()
+    except SandboxError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        sys.exit(1)
+    click.echo(reference)
 
 
 @sandbox.command("doctor")

@@ -48,7 +48,7 @@ _NETWORK = {"none": NetworkMode.no_network, "no-network": NetworkMode.no_network
 
 TEST_SH = """#!/usr/bin/env bash
 # skill2env verifier: scores every item of /tests/rubric.json and writes /logs/verifier/reward.json
-# (one value per rubric item and the weighted `reward`); no reward file means an infrastructure error.
+# ({"reward": r}, the per-item results beside it); no reward file means an infrastructure error.
 # Isolated Python (-I): nothing the agent left in the workspace can shadow a module the verifier imports.
 set -uo pipefail
 mkdir -p /logs/verifier

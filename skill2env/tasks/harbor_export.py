@@ -174,7 +174,7 @@ def verifier_dockerfile(base_image: str) -> bytes:
 
 def test_sh(workdir: str) -> bytes:
     """Harbor's verifier entry point: stale rewards removed, then the bundled verifier; never installs."""
-    command = shlex.join(verify_command(workdir))
+    command = shlex.join(verify_command(workdir, judge=True))
     return (
         "#!/usr/bin/env bash\n"
         "# skill2env verifier: scores every rubric item on the final workspace. Writes\n"

@@ -116,12 +116,8 @@ def test_verification_result_passes_only_when_complete() -> None:
     assert solved.full_credit and solved.passed
     incomplete = VerificationResult.scored_from(RUBRIC, results(1, 1, None, j_status=ItemStatus.unscored))
     assert incomplete.passed is None and incomplete.reward == pytest.approx(0.8) and not incomplete.full_credit
-    assert incomplete.reward_json() == {
-        "a": 1.0,
-        "b": 1.0,
-        "reward": pytest.approx(0.8),
-        "scored_weight": pytest.approx(0.8),
-    }
+    assert incomplete.reward_json() == {"reward": pytest.approx(0.8)}
+    assert VerificationResult.infra_error("gone").reward_json() == {}
 
 
 def test_an_infrastructure_error_has_no_reward() -> None:

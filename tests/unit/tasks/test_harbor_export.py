@@ -59,7 +59,8 @@ def test_the_export_carries_its_whole_verifier_and_runs_it_in_a_separate_environ
     assert files["tests/rubric.json"] == (root / "tests" / "rubric.json").read_bytes()
     test_sh = files["tests/test.sh"].decode()
     assert "rm -f /logs/verifier/reward.json /logs/verifier/reward.txt" in test_sh
-    assert "python3 -I /tests/verify.py --rubric /tests/rubric.json --workspace /workspace" in test_sh
+    command = "exec python3 -I /tests/verify.py --rubric /tests/rubric.json --workspace /workspace --out /logs/verifier"
+    assert test_sh.splitlines()[-1] == command  # no --no-judge: the exported verifier scores judge items
     assert not any(word in test_sh for word in ("pip ", "apt-get", "curl", "wget", "uv "))
     config = _config(files)
     assert config["verifier"]["environment_mode"] == "separate"

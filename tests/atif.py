@@ -1,4 +1,4 @@
-"""A checker of ATIF-v1.x trajectory documents (Harbor's RFC 0001): what a consumer relies on."""
+"""A checker of ATIF-v1.x trajectory documents (Harbor's RFC 0001, up to ATIF-v1.8): what a consumer relies on."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ from datetime import datetime
 from typing import Any
 
 ROOT_REQUIRED = {"schema_version", "session_id", "agent", "steps"}
-ROOT_FIELDS = ROOT_REQUIRED | {"notes", "final_metrics", "extra"}
+ROOT_FIELDS = ROOT_REQUIRED | {"trajectory_id", "notes", "final_metrics", "continued_trajectory_ref", "extra",
+                               "subagent_trajectories"}  # fmt: skip
 STEP_FIELDS = {
     "step_id", "timestamp", "source", "model_name", "reasoning_effort", "message", "reasoning_content",
-    "tool_calls", "observation", "metrics", "extra",
+    "tool_calls", "observation", "metrics", "is_copied_context", "llm_call_count", "extra",
 }  # fmt: skip
 AGENT_ONLY = {"model_name", "reasoning_effort", "reasoning_content", "tool_calls", "metrics"}
 METRICS_FIELDS = {
@@ -30,7 +31,8 @@ def atif_problems(document: dict[str, Any]) -> list[str]:
     agent = document.get("agent") or {}
     problems += [f"agent.{name} missing" for name in ("name", "version") if not isinstance(agent.get(name), str)]
     problems += [
-        f"unknown agent field {name}" for name in sorted(set(agent) - {"name", "version", "model_name", "extra"})
+        f"unknown agent field {name}"
+        for name in sorted(set(agent) - {"name", "version", "model_name", "tool_definitions", "extra"})
     ]
     final = document.get("final_metrics") or {}
     problems += [f"unknown final_metrics field {name}" for name in sorted(set(final) - FINAL_METRICS_FIELDS)]
@@ -56,7 +58,8 @@ def _step_problems(step: dict[str, Any], index: int) -> list[str]:
         problems += [f"{name} on a {step.get('source')} step" for name in sorted(AGENT_ONLY & set(step))]
     call_ids = set()
     for call in step.get("tool_calls") or []:
-        if set(call) != {"tool_call_id", "function_name", "arguments"}:
+        if not {"tool_call_id", "function_name", "arguments"} <= set(call) <= {"tool_call_id", "function_name",
+                                                                              "arguments", "extra"}:  # fmt: skip
             problems.append(f"tool call fields {sorted(call)}")
         if not isinstance(call.get("arguments"), dict):
             problems.append("tool call arguments are not an object")
@@ -66,7 +69,7 @@ def _step_problems(step: dict[str, Any], index: int) -> list[str]:
         if set(observation) != {"results"}:
             problems.append(f"observation fields {sorted(observation)}")
         for result in observation.get("results") or []:
-            if set(result) - {"source_call_id", "content", "subagent_trajectory_ref"}:
+            if set(result) - {"source_call_id", "content", "subagent_trajectory_ref", "extra"}:
                 problems.append(f"observation result fields {sorted(result)}")
             if result.get("source_call_id") is not None and result["source_call_id"] not in call_ids:
                 problems.append(f"observation refers to unknown call {result['source_call_id']!r}")

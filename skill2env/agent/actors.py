@@ -164,7 +164,7 @@ class ScriptPolicy(Policy):
             script = task.solve_script.read_text()
             if self.name == "partial":
                 script = truncated_script(script, self.fraction)
-            timeout = min(task.config.agent.timeout_sec, MAX_COMMAND_TIMEOUT_S)
+            timeout = min(task.agent_timeout_sec, MAX_COMMAND_TIMEOUT_S)
             run = ("bash", {"command": f"bash {POLICY_SCRIPT}", "timeout": timeout})
             return ScriptActor(
                 [[run], [("finish", {"message": f"{self.name}: ran solution/solve.sh"})]],

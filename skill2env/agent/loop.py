@@ -67,7 +67,7 @@ class LoopLimits(BaseModel):
     @classmethod
     def for_task(cls, task: TaskDir, **overrides: Any) -> LoopLimits:
         """The task's agent timeout (`[agent] timeout_sec`) as the wall clock, and `overrides`."""
-        return cls.model_validate({"wall_clock_s": task.config.agent.timeout_sec, **overrides})
+        return cls.model_validate({"wall_clock_s": task.agent_timeout_sec, **overrides})
 
 
 class ToolHost(Protocol):

@@ -2,9 +2,11 @@
 
 `Trajectory` is the canonical record: the lake's `rollouts` row is its header and its
 `trajectory_steps` rows are its steps. `to_atif()` exports it as Harbor's Agent Trajectory
-Interchange Format (ATIF-v1.4): `schema_version`, `session_id`, `agent`, `steps` (each with
-`step_id`, `timestamp`, `source`, `message`, and for agent steps `model_name`,
-`reasoning_content`, `tool_calls`, `observation.results`, `metrics`), `final_metrics`, `extra`.
+Interchange Format at Harbor's current version (ATIF-v1.8): `schema_version`, `session_id` and
+`trajectory_id` (both the rollout id), `agent` (its `tool_definitions` included), `steps` (each
+with `step_id`, `timestamp`, `source`, `message`, and for agent steps `model_name`,
+`reasoning_content`, `tool_calls`, `observation.results` — each result's details in its `extra` —
+and `metrics`), `final_metrics`, `extra`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 TRAJECTORY_SCHEMA_VERSION = 1
-ATIF_SCHEMA_VERSION = "ATIF-v1.4"
+ATIF_SCHEMA_VERSION = "ATIF-v1.8"
 AGENT_NAME = "skill2env"
 
 RolloutStatus = Literal[
@@ -153,18 +155,20 @@ class Trajectory(BaseModel):
         return step
 
     def to_atif(self) -> dict[str, Any]:
-        """This trajectory as an ATIF-v1.4 document (optional fields left out when unset)."""
+        """This trajectory as an ATIF document (`ATIF_SCHEMA_VERSION`; optional fields left out when unset)."""
         agent = _present(
             {
                 "name": AGENT_NAME,
                 "version": _package_version(),
                 "model_name": self.model,
-                "extra": {"policy": self.policy, "tool_definitions": self.tools},
+                "tool_definitions": self.tools or None,
+                "extra": {"policy": self.policy},
             }
         )
         return {
             "schema_version": ATIF_SCHEMA_VERSION,
             "session_id": self.rollout_id,
+            "trajectory_id": self.rollout_id,
             "agent": agent,
             "notes": f"skill2env rollout of task {self.task_id}, attempt {self.attempt}: {self.status}",
             "final_metrics": {
@@ -216,13 +220,15 @@ def _atif_step(step: Step) -> dict[str, Any]:
                     "extra": _present({"latency_ms": metrics.latency_ms, "repaired": metrics.repaired}),
                 }
             )
-    extra = dict(step.extra)
     if step.observations:
-        results = [_present({"source_call_id": o.source_call_id, "content": o.content}) for o in step.observations]
+        results = [
+            _present({"source_call_id": o.source_call_id, "content": o.content,
+                      "extra": o.model_dump(exclude={"content", "source_call_id"})})
+            for o in step.observations
+        ]  # fmt: skip
         document["observation"] = {"results": results}
-        extra["observation_details"] = [o.model_dump(exclude={"content"}) for o in step.observations]
-    if extra:
-        document["extra"] = extra
+    if step.extra:
+        document["extra"] = dict(step.extra)
     return document
 
 

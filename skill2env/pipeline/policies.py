@@ -27,11 +27,11 @@ class NaivePolicy(Policy):
     def actor(self, task: TaskDir) -> Actor:
         from skill2env.kits import KITS
 
-        author = task.config.metadata.skill2env.author or ""
+        author = task.author or ""
         kit = KITS.get(author.removeprefix(OFFLINE_AUTHOR_PREFIX)) if author.startswith(OFFLINE_AUTHOR_PREFIX) else None
         if kit is None:
             return ScriptActor([[("finish", {"message": f"no naive baseline for tasks authored by {author!r}"})]])
-        timeout = min(task.config.agent.timeout_sec, MAX_COMMAND_TIMEOUT_S)
+        timeout = min(task.agent_timeout_sec, MAX_COMMAND_TIMEOUT_S)
         run = ("bash", {"command": f"bash {POLICY_SCRIPT}", "timeout": timeout})
         return ScriptActor([[run], [("finish", {"message": f"naive baseline of {kit.name}"})]],
                            files={POLICY_SCRIPT: kit.naive_policy()})  # fmt: skip

@@ -82,7 +82,7 @@ def verify_in_sandbox(
     started = time.perf_counter()
     context: dict[str, Any] = {"backend": sandbox.backend, "rollout_id": sandbox.rollout_id, "mode": chosen}
     try:
-        limit = timeout_s or task.config.verifier.timeout_sec
+        limit = timeout_s or task.verifier_timeout_sec
         if chosen == "checks":
             deterministic, inputs, log = _run_checks(sandbox, task, rubric, limit)
         else:

@@ -23,7 +23,8 @@ from skill2env.sandbox.policies import (
     ScriptedRollout,
     run_scripted_rollout,
 )
-from skill2env.sandbox.task import TaskConfig, TaskDir, TaskFormatError
+from skill2env.sandbox.task import TaskDir, TaskFormatError
+from skill2env.tasks.harbor_config import TaskConfig
 
 __all__ = [
     "BACKEND_NAMES",

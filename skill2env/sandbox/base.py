@@ -43,6 +43,12 @@ class ExecResult(BaseModel):
         return self.exit_code == 0 and not self.timed_out
 
 
+TASK_DEFAULT_CPUS = 1.0
+TASK_DEFAULT_MEMORY_MB = 2048
+TASK_DEFAULT_STORAGE_MB = 10240
+"""What a task that leaves `[environment]` cpus / memory_mb / storage_mb unset gets (Harbor sets no default)."""
+
+
 class SandboxLimits(BaseModel):
     """Resources one rollout may use; every backend enforces what it can of them."""
 
@@ -64,14 +70,17 @@ class SandboxLimits(BaseModel):
 
     @classmethod
     def for_task(cls, task: TaskDir, **overrides: object) -> SandboxLimits:
-        """Limits from `task.toml`: cpus, memory, storage, network, and a wall clock covering agent + verifier."""
-        config = task.config
+        """Limits from `task.toml`: cpus, memory, storage, network, and a wall clock covering agent + verifier.
+
+        Harbor leaves cpus, memory and storage unset by default; unset, they are `TASK_DEFAULT_CPUS`,
+        `TASK_DEFAULT_MEMORY_MB` and `TASK_DEFAULT_STORAGE_MB`."""
+        env = task.config.environment
         values: dict[str, object] = {
-            "cpus": config.environment.cpus,
-            "memory_mb": config.environment.memory_mb,
-            "storage_mb": config.environment.storage_mb,
-            "network": config.network_enabled,
-            "wall_clock_s": config.agent.timeout_sec + config.verifier.timeout_sec + 60.0,
+            "cpus": TASK_DEFAULT_CPUS if env.cpus is None else env.cpus,
+            "memory_mb": TASK_DEFAULT_MEMORY_MB if env.memory_mb is None else env.memory_mb,
+            "storage_mb": TASK_DEFAULT_STORAGE_MB if env.storage_mb is None else env.storage_mb,
+            "network": task.network_enabled,
+            "wall_clock_s": task.agent_timeout_sec + task.verifier_timeout_sec + 60.0,
         }
         return cls.model_validate({**values, **overrides})
 

@@ -561,7 +561,7 @@ class BwrapSandbox(Sandbox):
         args += ["--proc", "/proc", "--dev", "/dev"]
         task = self._task
         if task is not None and (self._fs / SKILL_COPY).is_dir():
-            args += ["--ro-bind", str(self._fs / SKILL_COPY), task.config.metadata.skill2env.skill_mount]
+            args += ["--ro-bind", str(self._fs / SKILL_COPY), task.skill_mount]
         for path, host_dir in self._mounts().items():
             option = "--ro-bind" if path in READ_ONLY_DIRS else "--bind"
             args += [option, str(host_dir), path]

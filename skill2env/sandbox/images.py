@@ -65,7 +65,7 @@ def ensure_task_image(client: docker.DockerClient, task: TaskDir, *, log: Log | 
             rm=True,
             forcerm=True,
             pull=False,
-            network_mode="bridge" if task.config.network_enabled else "none",
+            network_mode="bridge" if task.network_enabled else "none",
             timeout=int(task.config.environment.build_timeout_sec),
         )
     except BuildError as exc:

@@ -56,7 +56,7 @@ class OraclePolicy(ScriptedPolicy):
         sandbox.write_file(f"{SOLUTION_DIR}/.policy.sh", script)
         return sandbox.exec(
             ["bash", f"{SOLUTION_DIR}/.policy.sh"],
-            timeout=task.config.agent.timeout_sec,
+            timeout=task.agent_timeout_sec,
             cwd=sandbox.workspace,
         )
 

@@ -1,76 +1,39 @@
-"""The slice of a Harbor task directory a sandbox needs: paths, limits, timeouts, the environment's digest.
+"""A Harbor task directory as a sandbox sees it: paths, the parsed `task.toml`, limits, the environment's digest.
 
-Deliberately minimal (the full Harbor model lives elsewhere): unknown `task.toml` keys are
-ignored, and only what starting, limiting and timing a sandbox needs is read.
+`config` is the project's one `task.toml` model (`skill2env.tasks.harbor_config`, Harbor's fields and
+defaults). Where Harbor leaves a value unset, the sandbox's own default applies at the point of use
+(`DEFAULT_AGENT_TIMEOUT_SEC` here, the resource defaults in `SandboxLimits.for_task`).
+
+A multi-step task (`[[steps]]`) is run as its first step only: `instruction`, `tests_dir` and
+`solution_dir` are that step's (`steps/<name>/...`, as Harbor lays them out), and reading such a
+task's config logs a warning saying so. Its other steps are kept with the task, never run.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import posixpath
 import tomllib
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from skill2env.sandbox.errors import SandboxError
+from skill2env.tasks.harbor_config import NetworkMode, TaskConfig
 
 DEFAULT_WORKDIR = "/workspace"
+DEFAULT_AGENT_TIMEOUT_SEC = 600.0
+"""Harbor leaves `[agent] timeout_sec` unset (no limit); a sandbox always needs a wall clock."""
+DEFAULT_SKILL_MOUNT = "/skills"
+
+logger = logging.getLogger(__name__)
 
 
 class TaskFormatError(SandboxError, ValueError):
     """A task directory lacks a required file or its `task.toml` does not parse."""
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class AgentSection(_Section):
-    timeout_sec: float = 600.0
-    """Harbor leaves it unset (no limit); a sandbox always needs a wall clock, so 10 minutes."""
-
-
-class VerifierSection(_Section):
-    timeout_sec: float = 600.0
-
-
-class EnvironmentSection(_Section):
-    build_timeout_sec: float = 600.0
-    docker_image: str | None = None
-    """A prebuilt image to use instead of building `environment/Dockerfile`."""
-    cpus: float = 1.0
-    memory_mb: int = 2048
-    storage_mb: int = 10240
-    network_mode: Literal["public", "no-network", "allowlist"] | None = None
-    """Only `public` opens the network. Harbor's `allow_internet` (default true) is not honoured:
-    a sandbox is offline unless the task asks for the network explicitly."""
-
-
-class Skill2envMetadata(_Section):
-    skill_mount: str = "/skills"
-    """Where the task's skill folder (`environment/skill/`) is available inside the environment."""
-    author: str | None = None
-    """Who built the task: `offline:<kit>` or `model:<name>`."""
-
-
-class MetadataSection(_Section):
-    skill2env: Skill2envMetadata = Field(default_factory=Skill2envMetadata)
-
-
-class TaskConfig(_Section):
-    """The sections of Harbor's `task.toml` a sandbox reads."""
-
-    metadata: MetadataSection = Field(default_factory=MetadataSection)
-    agent: AgentSection = Field(default_factory=AgentSection)
-    verifier: VerifierSection = Field(default_factory=VerifierSection)
-    environment: EnvironmentSection = Field(default_factory=EnvironmentSection)
-
-    @property
-    def network_enabled(self) -> bool:
-        return self.environment.network_mode == "public"
 
 
 class TaskDir:
@@ -91,8 +54,14 @@ class TaskDir:
         return self.root / "task.toml"
 
     @property
+    def step_dir(self) -> Path:
+        """Where the run step's files live: the root, or `steps/<first step>/` for a multi-step task."""
+        step = self.run_step
+        return self.root if step is None else self.root / "steps" / step
+
+    @property
     def instruction(self) -> Path:
-        return self.root / "instruction.md"
+        return self.step_dir / "instruction.md"
 
     @property
     def environment_dir(self) -> Path:
@@ -114,7 +83,9 @@ class TaskDir:
 
     @property
     def tests_dir(self) -> Path:
-        return self.root / "tests"
+        """`tests/`; a multi-step task's first step's own when it has a test script, else the shared one."""
+        own = self.step_dir / "tests"
+        return own if (own / "test.sh").is_file() else self.root / "tests"
 
     @property
     def test_script(self) -> Path:
@@ -122,7 +93,9 @@ class TaskDir:
 
     @property
     def solution_dir(self) -> Path:
-        return self.root / "solution"
+        """`solution/`; a multi-step task's first step's own when it has a solve script, else the shared one."""
+        own = self.step_dir / "solution"
+        return own if (own / "solve.sh").is_file() else self.root / "solution"
 
     @property
     def solve_script(self) -> Path:
@@ -145,9 +118,63 @@ class TaskDir:
     def config(self) -> TaskConfig:
         """Raises: TaskFormatError: `task.toml` is missing or malformed."""
         try:
-            return TaskConfig.model_validate(tomllib.loads(self.task_toml.read_text()))
+            config = TaskConfig.model_validate(tomllib.loads(self.task_toml.read_text()))
         except (OSError, tomllib.TOMLDecodeError, ValidationError) as exc:
             raise TaskFormatError(f"{self.task_toml}: {exc}") from exc
+        if config.steps:
+            names = ", ".join(step.name for step in config.steps)
+            logger.warning("%s is a multi-step task (%s): only its first step, %r, is run here",
+                           self.root, names, config.steps[0].name)  # fmt: skip
+        return config
+
+    @property
+    def run_step(self) -> str | None:
+        """The step run (the first of `[[steps]]`), or None for a single-step task (or an unreadable config)."""
+        try:
+            steps = self.config.steps
+        except TaskFormatError:
+            return None
+        return steps[0].name if steps else None
+
+    @property
+    def agent_timeout_sec(self) -> float:
+        """`[agent] timeout_sec` (the run step's when it sets one), else `DEFAULT_AGENT_TIMEOUT_SEC`."""
+        config = self.config
+        timeout = config.steps[0].agent.timeout_sec if config.steps else None
+        if timeout is None:
+            timeout = config.agent.timeout_sec
+        return DEFAULT_AGENT_TIMEOUT_SEC if timeout is None else timeout
+
+    @property
+    def verifier_timeout_sec(self) -> float:
+        """`[verifier] timeout_sec`, the run step's for a multi-step task."""
+        config = self.config
+        return config.steps[0].verifier.timeout_sec if config.steps else config.verifier.timeout_sec
+
+    @property
+    def network_enabled(self) -> bool:
+        """Only a written-out `[environment] network_mode = "public"` opens the network.
+
+        Harbor's default (public) and `allow_internet` alone do not: a sandbox is offline unless
+        the task asks for the network explicitly."""
+        return self.config.environment.network_requested == NetworkMode.public
+
+    @property
+    def skill2env_metadata(self) -> dict[str, Any]:
+        """`[metadata.skill2env]`: the lineage skill2env writes (empty for other tasks)."""
+        lineage = self.config.metadata.get("skill2env")
+        return dict(lineage) if isinstance(lineage, dict) else {}
+
+    @property
+    def skill_mount(self) -> str:
+        """Where the task's skill folder (`environment/skill/`) is available inside the environment."""
+        return str(self.skill2env_metadata.get("skill_mount") or DEFAULT_SKILL_MOUNT)
+
+    @property
+    def author(self) -> str | None:
+        """Who built the task (`offline:<kit>`, `model:<name>`), from `[metadata.skill2env]`."""
+        author = self.skill2env_metadata.get("author")
+        return None if author is None else str(author)
 
     @cached_property
     def environment_digest(self) -> str:

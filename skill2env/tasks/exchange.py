@@ -11,6 +11,7 @@ export gives the same bytes.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import posixpath
 import tomllib
@@ -29,6 +30,7 @@ from skill2env.tasks.records import TaskRecord, TaskStatus, rubric_column, task_
 from skill2env.tasks.store import TaskStore
 
 IMPORT_CODE_VERSION = "harbor-import-1"
+logger = logging.getLogger(__name__)
 VERIFY_SCRIPT = "tests/verify.py"
 
 
@@ -77,6 +79,8 @@ class LoadedTask:
     """dockerfile | setup_script | docker_image."""
     rubric: Rubric | None
     """skill2env's tests/rubric.json, or the authors' tests/eval_spec.json; None when test.sh alone decides."""
+    run_step: str | None = None
+    """A multi-step task's first step, the one the project runs (`instruction`, `rubric` are its); else None."""
 
 
 def load_task(root: Path) -> LoadedTask:
@@ -90,6 +94,8 @@ def load_task(root: Path) -> LoadedTask:
     check_inventory(root)
     paths = TaskPaths(root)
     config = _config(paths)
+    if config.steps:
+        return _load_multi_step(paths, config)
     instruction = _text(paths.instruction_path, "instruction.md")
     environment = _environment(paths, config)
     rubric = _rubric(paths)
@@ -98,9 +104,41 @@ def load_task(root: Path) -> LoadedTask:
     return LoadedTask(paths, config, instruction, environment, rubric)
 
 
+def _load_multi_step(paths: TaskPaths, config: TaskConfig) -> LoadedTask:
+    """`[[steps]]`: every step has `steps/<name>/instruction.md` and a test script (its own
+    `steps/<name>/tests/test.sh`, else the shared `tests/test.sh`), as Harbor requires; the first
+    step's instruction and rubric are the ones the project runs."""
+    steps = config.steps or []
+    for step in steps:
+        folder = f"steps/{step.name}"
+        if not (paths.root / folder / "instruction.md").is_file():
+            raise TaskImportError(f"step {step.name!r}: missing {folder}/instruction.md")
+        if not (paths.root / folder / "tests" / "test.sh").is_file() and not paths.test_path.is_file():
+            raise TaskImportError(f"step {step.name!r}: no {folder}/tests/test.sh (nor a shared tests/test.sh)")
+    first = steps[0].name
+    step_paths = TaskPaths(paths.root / "steps" / first)
+    instruction = _text(step_paths.instruction_path, f"steps/{first}/instruction.md")
+    environment = _environment(paths, config)
+    rubric = _rubric(step_paths if step_paths.tests_dir.is_dir() else paths)
+    return LoadedTask(paths, config, instruction, environment, rubric, run_step=first)
+
+
+def multi_step_note(task: LoadedTask) -> str | None:
+    """What the row says of a multi-step task: stored whole, only its first step run."""
+    steps = task.config.steps
+    if not steps:
+        return None
+    names = ", ".join(repr(step.name) for step in steps)
+    return (f"multi-step task ({len(steps)} steps: {names}): imported and stored whole, but the gates and "
+            f"rollouts run only its first step, {task.run_step!r}")  # fmt: skip
+
+
 def _read(root: Path, source: str) -> dict[str, Any]:
     task = load_task(root)
     notes = [f"task.toml: unknown key {key} (ignored, as Harbor ignores it)" for key in unknown_keys(task.config)]
+    if (note := multi_step_note(task)) is not None:
+        logger.warning("%s: %s", root, note)
+        notes.append(note)
     row: dict[str, Any] = {
         "status": TaskStatus.built,
         "reasons": tuple(notes),

@@ -143,7 +143,7 @@ def partial_policy_for(task: TaskDir, fraction: float) -> ScriptedPolicy:
     when the task comes from a kit; else the first `fraction` of the oracle's commands."""
     from skill2env.kits import KITS
 
-    author = task.config.metadata.skill2env.author or ""
+    author = task.author or ""
     kit = KITS.get(author.removeprefix("offline:")) if author.startswith("offline:") else None
     if kit is not None:
         return ScriptTextPolicy("partial", kit.partial_policy())

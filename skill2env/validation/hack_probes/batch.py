@@ -124,7 +124,7 @@ class Batch:
                  wait_s: float = 0.0) -> None:  # fmt: skip
         self.sandbox, self.task, self.rubric, self.root = sandbox, task, rubric, root
         self.names, self.late, self.fresh, self.wait_s = list(names), list(late), fresh, wait_s
-        self.limit = timeout_s or task.config.verifier.timeout_sec
+        self.limit = timeout_s or task.verifier_timeout_sec
         self.remote = f"{BATCH_ROOT}/{uuid.uuid4().hex[:12]}"
         self.refused: dict[str, list[str]] = {}
         self._prepared = threading.Event()

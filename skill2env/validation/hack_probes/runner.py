@@ -90,7 +90,7 @@ class TamperPolicy(ScriptedPolicy):
         # The script as an argument (tens of KB), not a file: docker cannot write into the agent's /tmp.
         script = 'cd "$1" || exit 1\n' + "".join(sections) + "exit 0\n"
         return [sandbox.exec(["bash", "-c", script, "hack-probe", sandbox.workspace], cwd=sandbox.workspace,
-                             timeout=min(300.0, task.config.agent.timeout_sec))]  # fmt: skip
+                             timeout=min(300.0, task.agent_timeout_sec))]  # fmt: skip
 
 
 def probe_task(task: TaskDir, rubric: Rubric, sandboxes: SandboxFactory, judge: Judge | None = None, *,

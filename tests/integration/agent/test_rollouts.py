@@ -59,7 +59,7 @@ def verify(backend: BackendName, task: TaskDir, workspace: Path) -> float:
         sandbox.start(task)
         sandbox.copy_in(workspace / "output", f"{sandbox.workspace}/output")
         sandbox.copy_in(task.tests_dir, "/tests")
-        result = sandbox.exec(["bash", "/tests/test.sh"], user="root", timeout=task.config.verifier.timeout_sec)
+        result = sandbox.exec(["bash", "/tests/test.sh"], user="root", timeout=task.verifier_timeout_sec)
         assert result.ok, result.stderr
         return float(json.loads(sandbox.read_file("/logs/verifier/reward.json"))["reward"])
     finally:

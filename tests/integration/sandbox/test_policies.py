@@ -82,7 +82,7 @@ def test_the_tasks_verifier_scores_each_policy(
 
 def _verify(sandbox: Sandbox, task: TaskDir) -> dict[str, float]:
     sandbox.copy_in(task.tests_dir, "/tests")
-    result = sandbox.exec(["bash", "/tests/test.sh"], user="root", timeout=task.config.verifier.timeout_sec)
+    result = sandbox.exec(["bash", "/tests/test.sh"], user="root", timeout=task.verifier_timeout_sec)
     assert result.ok, result.stderr
     return json.loads(sandbox.read_file("/logs/verifier/reward.json"))
 

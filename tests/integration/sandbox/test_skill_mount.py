@@ -18,7 +18,7 @@ def test_the_skill_is_readable_at_its_mount_and_not_writable(tmp_path: Path) -> 
     draft = billing_draft()
     write_task_dir(draft, tmp_path / "task", skill_dir=make_skill_dir(tmp_path / "skills"))
     task = TaskDir(tmp_path / "task")
-    mount = task.config.metadata.skill2env.skill_mount
+    mount = task.skill_mount
     assert mount == draft.blueprint.skill.mount
     with make_sandbox("bwrap") as sandbox:
         sandbox.start(task)

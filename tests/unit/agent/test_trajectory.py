@@ -60,10 +60,10 @@ def test_the_atif_export_matches_the_schema() -> None:
     document = sample().to_atif()
 
     assert atif_problems(document) == []
-    assert document["schema_version"] == ATIF_SCHEMA_VERSION == "ATIF-v1.4"
-    assert document["session_id"] == "r1"
+    assert document["schema_version"] == ATIF_SCHEMA_VERSION == "ATIF-v1.8"
+    assert document["session_id"] == document["trajectory_id"] == "r1"
     assert document["agent"]["name"] == "skill2env" and document["agent"]["model_name"] == "m"
-    assert [t["function"]["name"] for t in document["agent"]["extra"]["tool_definitions"]] == [
+    assert [t["function"]["name"] for t in document["agent"]["tool_definitions"]] == [
         "bash", "read_file", "write_file", "list_dir", "finish"
     ]  # fmt: skip
     assert document["final_metrics"] == {
@@ -87,7 +87,7 @@ def test_the_atif_export_matches_the_schema() -> None:
         "function_name": "bash",
         "arguments": {"command": "cat sales.csv"},
     }
-    assert agent["observation"]["results"] == [
+    assert [{k: r[k] for k in ("source_call_id", "content")} for r in agent["observation"]["results"]] == [
         {"source_call_id": "c1", "content": "region,units\n[exit code 0]"},
         {"source_call_id": "c2", "content": "error: invalid arguments"},
     ]
@@ -96,7 +96,7 @@ def test_the_atif_export_matches_the_schema() -> None:
         "completion_tokens": 6,
         "extra": {"latency_ms": 201.5, "repaired": 0},
     }
-    assert [d["is_error"] for d in agent["extra"]["observation_details"]] == [False, True]
+    assert [r["extra"]["is_error"] for r in agent["observation"]["results"]] == [False, True]
     assert "reasoning_content" not in last
     assert document["extra"]["status"] == "completed" and document["extra"]["task_id"] == "csv-i0"
     json.dumps(document)  # plain JSON all the way down

@@ -72,7 +72,7 @@ def test_task_toml_is_harbor_1_4_with_lineage_and_judge_env_names(tmp_path: Path
     # The sandbox's own reader takes the same file.
     sandbox_view = TaskDir(paths.root)
     assert sandbox_view.missing_files() == [] and sandbox_view.workdir == "/workspace"
-    assert not sandbox_view.config.network_enabled
+    assert not sandbox_view.network_enabled
 
 
 def test_the_dockerfile_installs_packages_and_copies_skill_and_workspace(tmp_path: Path, skill: Path) -> None:

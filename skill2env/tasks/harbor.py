@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import posixpath
 from collections.abc import Iterator
@@ -213,7 +212,7 @@ def task_config(blueprint: Blueprint, *, author: str) -> TaskConfig:
         ),
         agent=AgentConfig(timeout_sec=float(env.agent_timeout_sec)),
         environment=EnvironmentConfig(
-            cpus=max(1, math.ceil(env.cpus)),
+            cpus=env.cpus,
             memory_mb=env.memory_mb,
             storage_mb=env.storage_mb,
             network_mode=_NETWORK.get(env.network_mode, NetworkMode.no_network),

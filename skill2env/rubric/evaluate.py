@@ -33,11 +33,16 @@ from pydantic import ValidationError
 
 from skill2env.rubric.bundle import TESTS_MOUNT, VERIFIER_LOGS, verifier_bundle, verify_command
 from skill2env.rubric.checks import judge_inputs
-from skill2env.rubric.eval_spec import script_item_values
+from skill2env.rubric.eval_spec import (
+    last_json_line,
+    missing_test_references,
+    script_item_details,
+    script_item_values,
+)
 from skill2env.rubric.judge import DEFAULT_SEED, Judge, judge_item
 from skill2env.rubric.models import TASK_SCRIPT_CHECK, Method, Rubric, RubricItem
 from skill2env.rubric.results import ItemResult, ItemStatus, VerificationResult
-from skill2env.sandbox.base import AGENT_USER, ROOT_USER, Sandbox
+from skill2env.sandbox.base import AGENT_USER, ROOT_USER, ExecResult, Sandbox
 from skill2env.sandbox.errors import SandboxBroken, SandboxError, SandboxTimeout
 from skill2env.sandbox.task import TaskDir
 
@@ -52,6 +57,8 @@ read-only, and nobody but the host can have written it)."""
 PREPARE_FAILED = "preparing the verification sandbox failed"
 NO_JUDGE = "no judge endpoint is configured; the item is left unscored"
 LOG_TAIL_CHARS = 4000
+VERIFY_PY = "verify.py"
+"""The Skill2Env authors' verification script in tests/ (run directly when test.sh cannot be)."""
 
 
 class VerifierInfraError(RuntimeError):
@@ -72,8 +79,9 @@ def verify_in_sandbox(
 ) -> VerificationResult:
     """Verify the started `sandbox`'s workspace against `rubric` (see the module's sequence).
 
-    `mode` `checks` runs the rubric's checks; `task_script` runs the task's own tests/test.sh and
-    reads per-item values from its reward file (the Skill2Env authors' tasks); by default it is
+    `mode` `checks` runs the rubric's checks; `task_script` runs the task's own verification
+    (tests/test.sh, or the Skill2Env authors' tests/verify.py from the final workspace: see
+    `task_script_command`) and reads per-item values from what it reports; by default it is
     `task_script` when the rubric's deterministic items are all `task_script` checks. Never raises
     for an infrastructure failure: that is the result's `infra_error`.
     """
@@ -315,38 +323,91 @@ def from_verifier(item: RubricItem, entry: dict[str, Any] | None) -> ItemResult:
         raise VerifierInfraError(f"the verifier's result for item {item.id} is malformed: {exc}") from exc
 
 
+def task_script_command(task: TaskDir) -> tuple[list[str], str]:
+    """How the task's own verification runs, and a note on the choice ("" when plain).
+
+    `tests/test.sh` when it exists and every file of tests/ it calls is there; else the authors'
+    `tests/verify.py` directly (their published tasks usually ship no test.sh, or one that calls a
+    file the task does not contain). Isolated from the environment's PYTHON* variables and user
+    site; the script's own folder stays importable.
+
+    Raises:
+        VerifierInfraError: the task has neither (nothing can score its deterministic items).
+    """
+    test_sh, verify_py = task.test_script, task.tests_dir / VERIFY_PY
+    python = ["python3", "-E", "-s", f"{TESTS_MOUNT}/{VERIFY_PY}"]
+    if test_sh.is_file():
+        try:
+            missing = missing_test_references(test_sh.read_text(encoding="utf-8", errors="replace"), task.tests_dir)
+        except OSError as exc:
+            raise VerifierInfraError(f"tests/test.sh cannot be read: {exc}") from exc
+        if not missing:
+            return ["bash", f"{TESTS_MOUNT}/test.sh"], ""
+        lacking = f"tests/test.sh calls {', '.join(missing)}, which the task does not contain"
+        if verify_py.is_file():
+            return python, f"{lacking}: ran tests/{VERIFY_PY} directly"
+        return ["bash", f"{TESTS_MOUNT}/test.sh"], lacking
+    if verify_py.is_file():
+        return python, f"no tests/test.sh: ran tests/{VERIFY_PY} directly, from the final workspace"
+    raise VerifierInfraError(f"the task has neither tests/test.sh nor tests/{VERIFY_PY} to score its items")
+
+
 def _run_task_script(
     sandbox: Sandbox, task: TaskDir, rubric: Rubric, limit: float
 ) -> tuple[dict[str, ItemResult], dict[str, Any], str]:
-    """The task's own verifier scores the deterministic items; judge inputs are read on the host
-    from a copy of the workspace (the task's tests/ stays exactly the authors')."""
+    """The task's own verification scores the deterministic items, run the way its authors run it:
+    from the final workspace, its report read from stdout's last JSON line (`per_item`, `checks`),
+    else from the reward file it wrote. A script that crashes or reports nothing fails the items
+    with the reason (the agent's deliverables may well have broken it); judge inputs are read on
+    the host from a copy of the workspace (the task's tests/ stays exactly the authors')."""
+    command, note = task_script_command(task)
     inputs = _host_judge_inputs(sandbox, rubric)
     reset_verifier_dirs(sandbox)
     install_tests(sandbox, task, None)
-    run = sandbox.exec(["bash", f"{TESTS_MOUNT}/test.sh"], user=ROOT_USER, cwd=sandbox.workspace, timeout=limit)
+    run = sandbox.exec(command, user=ROOT_USER, cwd=sandbox.workspace, timeout=limit)
     log = log_tail(run.stdout, run.stderr)
-    document = _script_rewards(sandbox)
+    if note:
+        log = f"[{note}]\n{log}".strip()
+    report = last_json_line(run.stdout)
+    document: Any = report if report is not None else _script_rewards(sandbox)
     ids = [item.id for item in rubric.items if item.method == Method.deterministic]
     values = script_item_values(document, ids)
-    script_reward = document.get("reward") if isinstance(document, dict) else None
+    details = script_item_details(document)
+    source = {"source": "the task's verification script", "command": " ".join(command), "exit_code": run.exit_code}
+    if note:
+        source["note"] = note
+    if isinstance(document, dict):
+        source["script_score"] = document.get("score", document.get("reward"))
     deterministic = {}
     for item in rubric.items:
         if item.method != Method.deterministic:
             continue
         value = values.get(item.id)
-        evidence = {"source": "the task's verification script", "exit_code": run.exit_code, "value": value}
+        evidence = {**source, "value": value}
+        if item.id in details:
+            evidence["detail"] = details[item.id]
         if value is None or not math.isfinite(value):
             # The script ran but gave this item nothing (the agent's deliverables may well have broken
             # it): a failure, never an item that leaves the reward.
-            problem = document.get("error") if isinstance(document, dict) else None
-            deterministic[item.id] = ItemResult.failed(
-                item,
-                "the task's verification script reported no value for this item",
-                {**evidence, "script_reward": script_reward, "script_problem": problem},
-            )
+            deterministic[item.id] = ItemResult.failed(item, _no_value_reason(run, report, document, values), evidence)
         else:
             deterministic[item.id] = ItemResult.scored(item, min(1.0, max(0.0, value)), evidence=evidence)
     return deterministic, inputs, log
+
+
+def _no_value_reason(run: ExecResult, report: Any, document: Any, values: dict[str, float]) -> str:
+    """Why the task's script gave an item no value: it left the item out, or crashed or reported nothing."""
+    if values:
+        return f"the task's verification script reported no score for this item (it scored {sorted(values)})"
+    if report is not None:
+        return f"the task's verification script (exit {run.exit_code}) printed a JSON line without this item's score"
+    problem = document.get("error") if isinstance(document, dict) else None
+    tail = (run.stderr.strip() or run.stdout.strip())[-300:]
+    return (
+        f"the task's verification script exited {run.exit_code} and reported no scores"
+        + (f" ({problem})" if problem else "")
+        + (f": {tail}" if tail else "")
+    )
 
 
 def _script_rewards(sandbox: Sandbox) -> Any:

@@ -4,8 +4,9 @@ Import reads plain Harbor tasks, skill2env's own (rubric in `tests/rubric.json`,
 `[metadata.skill2env]`), and the Skill2Env authors' variant (rubric in `tests/eval_spec.json`,
 deterministic items scored by the task's `tests/verify.py`, environment from a Dockerfile or
 `environment/setup.sh`). A directory that cannot be used becomes a row with status `error` and
-the reason. Import copies bytes unchanged and export copies them back, so export → import →
-export gives the same bytes.
+the reason; what a usable one lacks (no solution, a skill folder or workspace file it names, a
+test.sh calling a missing file: `authors_layout`) is recorded in its row's reasons. Import copies
+bytes unchanged and export copies them back, so export → import → export gives the same bytes.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pydantic import ValidationError
 
 from skill2env.rubric.eval_spec import EvalSpecError, rubric_from_eval_spec
 from skill2env.rubric.models import TASK_SCRIPT_CHECK, CheckSpec, Method, Rubric
+from skill2env.tasks.authors_layout import layout_gaps
 from skill2env.tasks.harbor import TaskPaths
 from skill2env.tasks.harbor_config import TaskConfig, unknown_keys
 from skill2env.tasks.records import TaskRecord, TaskStatus, rubric_column, task_files_of, task_id_of
@@ -139,6 +141,7 @@ def _read(root: Path, source: str) -> dict[str, Any]:
     if (note := multi_step_note(task)) is not None:
         logger.warning("%s: %s", root, note)
         notes.append(note)
+    notes += layout_gaps(task.paths, task.instruction, task.rubric, task.config.verifier.env)
     row: dict[str, Any] = {
         "status": TaskStatus.built,
         "reasons": tuple(notes),

@@ -40,7 +40,9 @@ def validate_command(task_dir: Path, backend: str) -> None:
         table.add_row(outcome.gate.value, f"[{colour}]{outcome.status.value}[/{colour}]", reward, outcome.evidence)
     console.print(table)
     verdict = (
-        "[green]accepted[/green]" if validation.accepted else f"[red]rejected[/red]: {', '.join(validation.failing)}"
+        f"[green]{validation.acceptance.value}[/green]"
+        if validation.accepted
+        else f"[red]rejected[/red]: {', '.join(validation.failing)}"
     )
     console.print(verdict)
     sys.exit(0 if validation.accepted else 1)

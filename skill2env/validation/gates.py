@@ -12,6 +12,12 @@
   deliverables high and the nop's low. With judge items and no judge the gate is `unjudged`: the
   task is `accepted_without_judge`, never silently accepted, and its rollouts are incomplete.
 
+A task without a reference solution (the Skill2Env authors' published tasks ship no `solution/`)
+cannot run the oracle: its `oracle` and `partial` gates are `skipped` with that reason (never
+`passed`), the judge gate checks the nop side only, every other gate runs (the hack probes too),
+and such a task is at best `accepted_without_oracle`: nothing showed its verifier accepts a
+correct answer.
+
 Each scripted run is a rollout like any other and is verified the same way the agent's will be:
 in a fresh sandbox on a copy of the final workspace. An infrastructure failure makes the gate
 `infra_error` (the task is neither accepted nor blamed).
@@ -42,6 +48,7 @@ if TYPE_CHECKING:
     from skill2env.validation.red_team import RedTeam
 
 ORACLE_AT_LEAST = 0.99
+NO_SOLUTION = "the task has no solution/solve.sh (no reference solution)"
 NOP_AT_MOST = 0.1
 JUDGE_ORACLE_AT_LEAST = 0.7
 JUDGE_NOP_AT_MOST = 0.3
@@ -71,6 +78,9 @@ class Acceptance(StrEnum):
     accepted_without_judge = "accepted_without_judge"
     """Every gate passed but the judge's: nobody can score its judge items, so its rollouts are
     incomplete (never full credit, never in SFT)."""
+    accepted_without_oracle = "accepted_without_oracle"
+    """Every gate that could run passed, but the task has no reference solution: the oracle gate
+    was skipped, so nothing showed that its verifier accepts a correct answer."""
     rejected = "rejected"
 
 
@@ -95,7 +105,7 @@ class Validation:
 
     @property
     def accepted(self) -> bool:
-        """Usable for rollouts: `accepted` or `accepted_without_judge`."""
+        """Usable for rollouts: `accepted`, `accepted_without_judge` or `accepted_without_oracle`."""
         return all(o.status in ACCEPTABLE for o in self.outcomes)
 
     @property
@@ -104,6 +114,8 @@ class Validation:
             return Acceptance.rejected
         if any(o.status == GateStatus.unjudged for o in self.outcomes):
             return Acceptance.accepted_without_judge
+        if any(o.gate == Gate.oracle and o.status == GateStatus.skipped for o in self.outcomes):
+            return Acceptance.accepted_without_oracle
         return Acceptance.accepted
 
     @property
@@ -185,16 +197,20 @@ def validate_task(
 
     outcomes = []
     runs: dict[Gate, VerificationResult | None] = {}
+    solved = task.solve_script.is_file()
     for gate, policy, bound in (
         (Gate.oracle, OraclePolicy(), ORACLE_AT_LEAST),
         (Gate.nop, NopPolicy(), NOP_AT_MOST),
         (Gate.partial, partial_policy_for(task, partial_fraction), rubric.pass_threshold),
     ):
+        if not solved and gate != Gate.nop:
+            outcomes.append(_unsolved_outcome(gate))
+            continue
         result, what, rollout_id = run_policy(policy, task, rubric, sandboxes, judge)
         runs[gate] = result
         outcomes.append(_scripted_outcome(gate, bound, rubric, result, what, rollout_id))
     outcomes.append(_leak_outcome(stored_task_leaks(task_dir, blueprint)))
-    outcomes.append(_judge_outcome(rubric, judge, runs.get(Gate.oracle), runs.get(Gate.nop)))
+    outcomes.append(_judge_outcome(rubric, judge, runs.get(Gate.oracle), runs.get(Gate.nop), solved=solved))
     probe, probes = _hack_probe_outcome(task, task_id, rubric, sandboxes, outcomes[0], red_team)
     outcomes.append(probe)
     return Validation(task_id, tuple(outcomes), probes)
@@ -204,10 +220,11 @@ def _hack_probe_outcome(task: TaskDir, task_id: str, rubric: Rubric, sandboxes: 
                         red_team: RedTeam | None) -> tuple[GateOutcome, tuple[ProbeOutcome, ...]]:  # fmt: skip
     """Every hack-probe strategy (see `hack_probes`), and the red-team model's attempt where a solver
     is configured, run only where the oracle passed (else the task is rejected already and a probe
-    proves nothing)."""
+    proves nothing) or could not run for want of a reference solution."""
     from skill2env.validation.hack_probes import gate_outcome, probe_task
 
-    if oracle.status != GateStatus.passed:
+    unsolved = oracle.status == GateStatus.skipped and not task.solve_script.is_file()
+    if oracle.status != GateStatus.passed and not unsolved:
         return GateOutcome(Gate.hack_probe, GateStatus.skipped, "the oracle did not pass; not probed"), ()
     probes = tuple(probe_task(task, rubric, sandboxes))
     if red_team is not None:
@@ -232,6 +249,12 @@ def _scripted_outcome(gate: Gate, bound: float, rubric: Rubric, result: Verifica
                        items)  # fmt: skip
 
 
+def _unsolved_outcome(gate: Gate) -> GateOutcome:
+    """The oracle or partial gate of a task without a reference solution: it cannot run."""
+    runs = "runs the reference solution" if gate == Gate.oracle else "runs the first part of the reference solution"
+    return GateOutcome(gate, GateStatus.skipped, f"{NO_SOLUTION}: the {gate.value} gate {runs}, so it cannot run")
+
+
 def _leak_outcome(leaked: list[str] | None) -> GateOutcome:
     if leaked is None:
         return GateOutcome(Gate.leak, GateStatus.skipped, "no blueprint: nothing is known to be hidden from the agent")
@@ -242,7 +265,7 @@ def _leak_outcome(leaked: list[str] | None) -> GateOutcome:
 
 
 def _judge_outcome(rubric: Rubric, judge: Judge | None, oracle: VerificationResult | None,
-                   nop: VerificationResult | None) -> GateOutcome:  # fmt: skip
+                   nop: VerificationResult | None, *, solved: bool = True) -> GateOutcome:  # fmt: skip
     judged = [item.id for item in rubric.items if item.method == Method.llm_judge]
     if not judged:
         return GateOutcome(Gate.judge, GateStatus.skipped, "the rubric has no judge items")
@@ -250,13 +273,22 @@ def _judge_outcome(rubric: Rubric, judge: Judge | None, oracle: VerificationResu
         return GateOutcome(Gate.judge, GateStatus.unjudged,
                            f"no judge endpoint is configured: judge items {judged} cannot be scored, so the task is "
                            "accepted_without_judge and its rollouts are incomplete")  # fmt: skip
-    if oracle is None or nop is None:
-        return GateOutcome(Gate.judge, GateStatus.infra_error, "the oracle or nop run was not verified")
 
     def mean(result: VerificationResult) -> float | None:
         scores = [r.q for r in result.items if r.item_id in judged and r.q is not None]
         return sum(scores) / len(scores) if scores else None
 
+    if not solved and nop is not None:
+        low = mean(nop)
+        if low is None:
+            return GateOutcome(Gate.judge, GateStatus.infra_error, "the judge returned no usable score")
+        on_nop = f"judge on the nop's deliverables {low:.2f} (needs <= {JUDGE_NOP_AT_MOST})"
+        if low > JUDGE_NOP_AT_MOST:
+            return GateOutcome(Gate.judge, GateStatus.failed, on_nop, low)
+        return GateOutcome(Gate.judge, GateStatus.skipped,
+                           f"{NO_SOLUTION}: no correct answer to judge; {on_nop}", low)  # fmt: skip
+    if oracle is None or nop is None:
+        return GateOutcome(Gate.judge, GateStatus.infra_error, "the oracle or nop run was not verified")
     high, low = mean(oracle), mean(nop)
     if high is None or low is None:
         return GateOutcome(Gate.judge, GateStatus.infra_error, "the judge returned no usable score")

@@ -57,10 +57,28 @@ def test_every_strategy_scores_at_most_the_nop_bound_on_the_kits(kit_name: str, 
     assert not beaten, beaten
 
 
-@pytest.mark.parametrize("fixture", ["harbor_eval_spec/changelog-digest", "harbor_eval_spec/expense-policy-audit"])
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "harbor_eval_spec/expense-policy-audit",
+        "skill2env_authors/invoice-totals",
+        "skill2env_authors/meeting-actions",
+        "skill2env_authors/log-errors",
+    ],
+)
 def test_every_strategy_scores_at_most_the_nop_bound_on_the_model_authored_fixtures(fixture: str) -> None:
     outcomes = _probe(FIXTURES / fixture, task_rubric(FIXTURES / fixture))
     assert not _beaten(outcomes), [o.evidence for o in outcomes if o.status != ProbeStatus.passed]
+
+
+def test_a_fixture_whose_verify_py_credits_any_three_paragraphs_is_named() -> None:
+    # changelog-digest's only deterministic item is "digest.md has three paragraphs"; its verify.py
+    # runs from the final workspace (the task has no test.sh), so filler text earns it.
+    fixture = FIXTURES / "harbor_eval_spec/changelog-digest"
+    outcomes = _probe(fixture, task_rubric(fixture), ["keyword_stuffing"])
+    gate = gate_outcome(outcomes)
+    assert gate.status == GateStatus.failed and "keyword_stuffing (fake_content)" in gate.evidence
+    assert outcomes[0].items_passed == ("digest_exists",)
 
 
 def test_a_fixture_whose_rubric_credits_skeletons_is_named() -> None:

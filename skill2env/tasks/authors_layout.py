@@ -37,7 +37,9 @@ def layout_gaps(paths: TaskPaths, instruction: str, rubric: Rubric | None, verif
         gaps.append(NO_SOLUTION)
     gaps += _verification_gaps(paths, rubric)
     gaps += _environment_gaps(paths)
-    if rubric is not None:  # without a rubric nothing says which named files the agent writes
+    # Without a rubric nothing says which named files the agent writes; a skill2env task's instruction
+    # names its skill's files, which live under environment/skill, and its leak gate checks the rest.
+    if rubric is not None and paths.eval_spec_path.is_file():
         gaps += _instruction_gaps(paths, instruction, rubric)
     judged = sorted(key for key in verifier_env if JUDGE_VARIABLE.match(key))
     if judged and rubric is not None and any(item.method == Method.llm_judge for item in rubric.items):

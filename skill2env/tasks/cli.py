@@ -17,12 +17,16 @@ from rich.table import Table
 from skill2env.home import Home
 from skill2env.lake.lake import Lake, LakeError, TableWrite
 from skill2env.lake.sqlfiles import load_sql
+from skill2env.sandbox.backends import BACKEND_NAMES
 from skill2env.tasks.exchange import IMPORT_CODE_VERSION, import_source, import_tree, task_dirs
 from skill2env.tasks.export import ExportError, by_task_version, export_tasks
 from skill2env.tasks.harbor_check import HarborNotFound, check_tasks, find_harbor
-from skill2env.tasks.records import TaskStatus
+from skill2env.tasks.records import TaskRecord, TaskStatus
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import task_files_frame, tasks_frame
+from skill2env.validation.hack_probes.tables import hack_probes_frame
+from skill2env.validation.tables import validations_frame
+from skill2env.validation.tasks import validate_rows
 
 EXPORT_OUTCOMES = ["accepted", "rejected", "unvalidated", "all"]
 console = Console(stderr=True)
@@ -109,6 +113,36 @@ def _check(folder: Path, harbor_path: Path | None) -> None:
         sys.exit(1)
 
 
+def _validations(records: list[TaskRecord], home: Home, source: str, backend: str) -> list[TableWrite]:
+    """Every gate of the usable imported tasks, as the pipeline's validation stage runs them."""
+    rows = [
+        {
+            "task_id": r.task_id,
+            "store_path": r.store_path,
+            "rubric": r.rubric,
+            "blueprint": None,
+            "domain": r.domain or source,
+            "iteration": r.iteration,
+        }
+        for r in records
+        if r.status != TaskStatus.error and r.store_path
+    ]
+    console.print(f"Validating {len(rows)} imported task(s) on {backend} …")
+    validations = validate_rows(rows, home.root, backend=backend,  # type: ignore[arg-type]
+                                progress=lambda done: console.print(f"  {done}/{len(rows)} validated"))  # fmt: skip
+    table = Table(title="Validation of the imported tasks")
+    for column in ("task", "verdict", "failing gates / why not run"):
+        table.add_column(column, overflow="fold")
+    for validation, _, _ in validations:
+        unrun = [f"{o.gate.value}: {o.evidence}" for o in validation.outcomes if o.status.value == "skipped"]
+        table.add_row(validation.task_id, validation.acceptance.value, "; ".join([*validation.failing, *unrun]))
+    Console().print(table)
+    return [
+        TableWrite("validations", validations_frame(validations, backend), partition_key=source),
+        TableWrite("hack_probes", hack_probes_frame(validations, backend), partition_key=source),
+    ]
+
+
 @click.group("import")
 def import_group() -> None:
     """Read external data into the lake."""
@@ -116,8 +150,13 @@ def import_group() -> None:
 
 @import_group.command("harbor")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--validate", is_flag=True,
+              help="Run every validation gate on each imported task (oracle when it has a solution, nop, partial, "
+                   "leak, judge, hack-probe) and record them in `validations` / `hack_probes`.")  # fmt: skip
+@click.option("--backend", type=click.Choice(BACKEND_NAMES), default="bwrap", show_default=True,
+              help="The sandbox backend of --validate.")  # fmt: skip
 @home_option
-def import_harbor(folder: Path, home: Path | None) -> None:
+def import_harbor(folder: Path, validate: bool, backend: str, home: Path | None) -> None:
     """Import a Harbor task directory, or a folder of them, into the store and the `tasks` table."""
     resolved = Home.resolve(home)
     records = import_tree(folder, TaskStore.of(resolved))
@@ -126,6 +165,8 @@ def import_harbor(folder: Path, home: Path | None) -> None:
         TableWrite("tasks", tasks_frame(records), partition_key=source),
         TableWrite("task_files", task_files_frame(records), partition_key=source),
     ]
+    if validate:
+        writes += _validations(records, resolved, source, backend)
     try:
         Lake(resolved.lake_path).write(writes, run_id=f"cli-{uuid.uuid4().hex}", code_version=IMPORT_CODE_VERSION)
     except LakeError as exc:

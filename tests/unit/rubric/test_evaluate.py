@@ -129,7 +129,9 @@ def test_the_judge_fills_judge_items() -> None:
 
     assert result.complete and result.flags == []
     assert result.reward == pytest.approx(0.8 + 0.2 * 0.5)
-    assert json.loads(sandbox.files["/logs/verifier/reward.json"])["report_quality"] == 0.5
+    assert json.loads(sandbox.files["/logs/verifier/reward.json"]) == {"reward": pytest.approx(0.9)}
+    written = json.loads(sandbox.files["/logs/verifier/verification.json"])
+    assert {i["item_id"]: i["q"] for i in written["items"]}["report_quality"] == 0.5
 
 
 def crash_on(word: str, error: Exception) -> Handler:

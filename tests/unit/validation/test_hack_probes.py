@@ -100,7 +100,7 @@ def test_the_tamper_script_is_passed_as_an_argument_never_written_to_the_agents_
             self.commands.append(command)
             return "ran"
 
-    sandbox, task = Sandbox(), SimpleNamespace(config=SimpleNamespace(agent=SimpleNamespace(timeout_sec=600)))
+    sandbox, task = Sandbox(), SimpleNamespace(agent_timeout_sec=600.0)
     assert TamperPolicy(list(TAMPER), view).act(sandbox, task) == ["ran"]  # type: ignore[arg-type]
     (command,) = sandbox.commands
     assert command[:2] == ["bash", "-c"] and command[-1] == "/workspace"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Make the sandbox backends usable on this machine; safe to run again and again.
-#   - installs docker.io, debootstrap and bubblewrap when missing (apt-get, as root)
+#   - installs docker.io, docker-compose, debootstrap and bubblewrap when missing (apt-get, as root);
+#     docker-compose (Compose v1) is what the Harbor tests run tasks with (docs/harbor.md)
 #   - starts dockerd in the background when no engine answers, and waits for it
 #   - builds the skill2env base image when the current recipe's image is missing
 # SKILL2ENV_SKIP_DOCKER=1 skips the engine and the base image (bwrap only).
@@ -28,6 +29,7 @@ if [ "$skip_docker" != 1 ]; then
   command -v debootstrap >/dev/null || missing+=(debootstrap)
   # A local registry: the tests push the base image and export tasks that name it by digest.
   command -v docker-registry >/dev/null || missing+=(docker-registry)
+  command -v docker-compose >/dev/null || missing+=(docker-compose)
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup-sandbox: installing ${missing[*]}"

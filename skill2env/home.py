@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE_SKILLS = PROJECT_ROOT / "examples" / "skills"
-DAGSTER_YAML = PROJECT_ROOT / "dagster.yaml"
+PACKAGE_DIR = Path(str(files("skill2env")))
+"""The installed package; its data (`sql/`, `dagster.yaml`, the example skills) ships inside it."""
+EXAMPLE_SKILLS = PACKAGE_DIR / "examples" / "skills"
+DAGSTER_YAML = PACKAGE_DIR / "dagster.yaml"
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,7 @@ class Home:
         return self.root / "dagster"
 
     def prepare_dagster_home(self) -> Path:
-        """Create DAGSTER_HOME with the project's `dagster.yaml` (refreshed when the project's changes)."""
+        """Create DAGSTER_HOME with the package's `dagster.yaml` (refreshed when the package's changes)."""
         self.dagster_home.mkdir(parents=True, exist_ok=True)
         target = self.dagster_home / "dagster.yaml"
         if not target.exists() or target.read_bytes() != DAGSTER_YAML.read_bytes():

@@ -1,11 +1,13 @@
-"""Load the project's SQL files (`sql/` at the project root): DDL, views and DML, one statement each."""
+"""Load the package's SQL files (`skill2env/sql/`, package data): DDL, views and DML, one statement each."""
 
 from __future__ import annotations
 
 from functools import cache
+from importlib.resources import files
 from pathlib import Path
 
-SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
+SQL_DIR = Path(str(files("skill2env") / "sql"))
+"""The SQL files, found through the package (a wheel installs them unpacked beside the modules)."""
 
 
 class SqlFileNotFoundError(FileNotFoundError):

@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import jinja2
 
 from skill2env.llm.wire import Message, digest
 
-PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+PROMPTS_DIR = Path(str(files("skill2env.llm") / "prompts"))
 ROLE_BLOCKS = ("system", "user")
 
 

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from importlib.resources import files
 from pathlib import Path
 
 import yaml
@@ -15,7 +16,7 @@ from pydantic import ValidationError
 
 from skill2env.patterns.models import Capability, Pattern, PatternFile
 
-POOL_DIR = Path(__file__).resolve().parent / "data"
+POOL_DIR = Path(str(files("skill2env.patterns") / "data"))
 
 
 class PatternPoolError(ValueError):

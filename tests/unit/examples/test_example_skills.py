@@ -1,4 +1,4 @@
-"""Tests for the example skills shipped in examples/skills/.
+"""Tests for the example skills shipped in skill2env/examples/skills/.
 
 Each skill must be a valid Agent Skill (frontmatter + body), and each bundled
 script must produce the documented results on its bundled sample input and fail
@@ -26,8 +26,9 @@ from typing import Any
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[3]
-SKILLS_DIR = REPO / "examples" / "skills"
+from skill2env.home import EXAMPLE_SKILLS
+
+SKILLS_DIR = EXAMPLE_SKILLS
 SCRIPTS = {
     "csv-cleaning": "clean_csv.py",
     "log-analysis": "log_summary.py",

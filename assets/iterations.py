@@ -16,7 +16,7 @@ from typing import Any, Literal
 import dagster as dg
 
 from assets.partitions import domain_partitions
-from assets.progress import progress_logger
+from assets.progress import each_partition, progress_logger
 from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.agent.markers import AttemptLog
@@ -24,7 +24,7 @@ from skill2env.agent.rollout import RolloutRunner
 from skill2env.exports.plots import hardening_curve_markdown
 from skill2env.exports.sft import write_sft
 from skill2env.formatting import markdown_table
-from skill2env.home import Home, default_skills_root
+from skill2env.home import DEFAULT_ITERATIONS, Home, default_skills_root
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.llm.errors import ModelNotConfigured
 from skill2env.pipeline.hardening import adaptive_threshold, harden_stage, session_hardeners
@@ -35,7 +35,6 @@ from skill2env.pipeline.verification import verify_failures_stage
 from skill2env.validation.verifier_agent import model_verifier
 
 CODE_VERSION = "iterations-1"
-DEFAULT_ITERATIONS = 2
 SFT_MIN_REWARD = 0.9
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*backfill_policy.*")
@@ -110,7 +109,7 @@ def validations_asset(iteration: int) -> dg.AssetsDefinition:
                     red_team=red_team,
                     progress=report,
                 )
-                for domain in context.partition_keys
+                for domain in each_partition(context)
             ]
         failing: dict[str, int] = {}
         for stage in stages:
@@ -195,7 +194,7 @@ def rollouts_asset(iteration: int) -> dg.AssetsDefinition:
                     code_version=CODE_VERSION,
                     judge=judge,
                 )
-                for domain in context.partition_keys
+                for domain in each_partition(context)
             ]
         summary = stage_summary(stages)
         yield dg.MaterializeResult(
@@ -264,7 +263,7 @@ def verification_asset(iteration: int) -> dg.AssetsDefinition:
                     code_version=CODE_VERSION,
                     verifier=verifier,
                 )
-                for domain in context.partition_keys
+                for domain in each_partition(context)
             ]
         defects = store.query("SELECT * FROM task_defects WHERE iteration = $k", {"k": iteration})
         return dg.MaterializeResult(
@@ -321,7 +320,7 @@ def hardening_asset(iteration: int) -> dg.AssetsDefinition:
                     inclusive=trigger == "adaptive",
                     hardeners=hardeners,
                 )
-                for domain in context.partition_keys
+                for domain in each_partition(context)
             ]
         outcomes = {o: sum(s.count(o) for s in stages) for o in ("hardened", "kept", "rejected", "defective")}
         return dg.MaterializeResult(

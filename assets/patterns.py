@@ -5,7 +5,7 @@ import warnings
 import dagster as dg
 
 from assets.partitions import domain_partitions
-from assets.progress import progress_logger
+from assets.progress import each_partition, progress_logger
 from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.formatting import markdown_table
@@ -69,7 +69,7 @@ def pattern_selections(
         chooser = model_pattern_chooser(models)
         context.log.info(f"pattern chooser: {chooser.chooser if chooser else models.why_not_configured('author')}")
         select = chooser.select if chooser else select_patterns
-        for domain in domains:
+        for domain in each_partition(context):
             rows = reader.query(load_sql("queries/selection_inputs_of_domain"), {"domain": domain})
             selections = [select(SkillProfile.from_row(r), pool, policy) for r in rows.iter_rows(named=True)]
             done += len(selections)

@@ -1,7 +1,7 @@
 """Progress of long steps in the run log, at most every few seconds."""
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import dagster as dg
 
@@ -19,3 +19,18 @@ def progress_logger(context: dg.AssetExecutionContext, what: str, total: int | N
             context.log.info(f"{what}: {done}" + (f" of {total}" if total is not None else ""))
 
     return report
+
+
+PARTITION_PREFIX = "partition "
+"""Lines that mark a partition's start and end (the CLI prints them as stage lines)."""
+
+
+def each_partition(context: dg.AssetExecutionContext) -> Iterator[str]:
+    """The run's partition keys, logging `partition <key> started (i of n)` before each and
+    `partition <key> finished in s` after the caller is done with it."""
+    keys = list(context.partition_keys)
+    for index, key in enumerate(keys, 1):
+        started = time.monotonic()
+        context.log.info(f"{PARTITION_PREFIX}{key} started ({index} of {len(keys)})")
+        yield key
+        context.log.info(f"{PARTITION_PREFIX}{key} finished in {time.monotonic() - started:.1f} s")

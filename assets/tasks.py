@@ -7,7 +7,7 @@ from pathlib import Path
 import dagster as dg
 
 from assets.partitions import domain_partitions
-from assets.progress import progress_logger
+from assets.progress import each_partition, progress_logger
 from resources.lake import LakeResource
 from skill2env.formatting import markdown_table
 from skill2env.home import Home, default_skills_root
@@ -60,7 +60,7 @@ def task_authoring(
     context.log.info(f"author: {author.name if author else 'none available (skills are recorded as skipped)'}")
     report = progress_logger(context, "skills authored")
     writes, results = [], Authored()
-    for domain in context.partition_keys:
+    for domain in each_partition(context):
         skills = store.query(load_sql("queries/authoring_skills_of_domain"), {"domain": domain}).to_dicts()
         selections = store.query(load_sql("queries/authoring_selections_of_domain"), {"domain": domain}).to_dicts()
         authored = author_tasks(skills, selections, author, skills_root=Path(config.skills_root), store=tasks,

@@ -5,21 +5,31 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 import duckdb
 import polars as pl
 from rich.console import Console
-from rich.table import Table
 
 from skill2env import __version__
 from skill2env.exports.cli import report_command
-from skill2env.home import Home, activate_home, default_skills_root
+from skill2env.formatting import print_frame
+from skill2env.home import (
+    Home,
+    PipelineConfigError,
+    activate_home,
+    configured_iterations,
+    default_skills_root,
+    save_iterations,
+)
 from skill2env.lake.lake import Lake, LakeError
 from skill2env.sandbox.cli import sandbox
 from skill2env.tasks.cli import export_group, import_group
@@ -27,13 +37,12 @@ from skill2env.validation.cli import validate_command
 
 FUNNEL_STAGES = ("found", "parsed", "practical", "compatible", "feasible", "safe", "curated")
 
-TABLE_MIN_WIDTH = 132
 console = Console(stderr=True)
 
 
 def _table_console() -> Console:
-    """Standard output, at least wide enough for the funnel even when piped (rich assumes 80 then)."""
-    return Console(width=max(Console().width, TABLE_MIN_WIDTH))
+    """Standard output: tables at a terminal, CSV-like rows when piped (`print_frame`)."""
+    return Console()
 
 
 home_option = click.option(
@@ -79,7 +88,13 @@ def catalog(skills_root: Path, home: Path | None, workers: int) -> None:
 @skills_option(required=False, help_text="Folder holding skill folders (default: $SKILL2ENV_SKILLS or the examples).")
 @home_option
 @workers_option
-@click.option("--iterations", default=2, show_default=True, help="Hardening iterations after the first tasks.")
+@click.option(
+    "--iterations",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Hardening iterations after the first tasks (default: the home's pipeline.toml or "
+    "$SKILL2ENV_ITERATIONS, else 2); recorded in <home>/pipeline.toml, so `skill2env ui` shows the same assets.",
+)
 @click.option("--backend", type=click.Choice(["auto", "docker", "bwrap"]), default="auto", show_default=True,
               help="Sandbox backend; auto prefers bwrap with the unpacked base image, then docker.")  # fmt: skip
 @click.option("--attempts", default=4, show_default=True, help="Rollout attempts per task (one group).")
@@ -95,7 +110,7 @@ def run(
     skills_root: Path | None,
     home: Path | None,
     workers: int,
-    iterations: int,
+    iterations: int | None,
     backend: str,
     attempts: int,
     policy: str,
@@ -110,18 +125,17 @@ def run(
         if value:
             os.environ[variable] = value
     resolved, root = Home.resolve(home), (skills_root or default_skills_root()).resolve()
+    try:
+        iterations = configured_iterations(resolved) if iterations is None else iterations
+    except PipelineConfigError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        sys.exit(2)
+    save_iterations(resolved, iterations)
     options = PipelineOptions(iterations=iterations, backend=backend, attempts=attempts, policy=policy)
     started = time.monotonic()
-    title = f"Running the pipeline on {root}"
-    with console.status(f"{title} …") as status:
+    with _progress_view(f"Running the pipeline on {root} ({iterations} hardening iterations)", started) as view:
         try:
-            outcome = run_pipeline(
-                resolved,
-                root,
-                options,
-                workers=workers,
-                progress=lambda line: status.update(f"{title}: {line} ({time.monotonic() - started:.0f} s)"),
-            )
+            outcome = run_pipeline(resolved, root, options, workers=workers, progress=view.progress, stages=view.stage)
         except PipelineRunError as exc:
             console.print(f"[red]error:[/red] {exc}")
             sys.exit(1)
@@ -141,27 +155,54 @@ def run(
     console.print('Query it: [bold]skill2env sql "SELECT * FROM task_stats"[/bold], lineage, hardening_curve, …')
 
 
+@dataclass(frozen=True)
+class _ProgressView:
+    progress: Callable[[str], None]
+    """The assets' own lines (how many skills are done)."""
+    stage: Callable[[str], None]
+    """A stage or partition starts or ends."""
+
+
+@contextmanager
+def _progress_view(title: str, started: float) -> Iterator[_ProgressView]:
+    """At a terminal, a live status line (the latest progress) above which each stage's start and end
+    stay; otherwise (piped, CI) one plain line per stage, partition and progress report, each with
+    the seconds since the start."""
+
+    def stamped(line: str) -> str:
+        return f"[{time.monotonic() - started:6.0f} s] {line}"
+
+    def plain(line: str) -> None:
+        console.print(stamped(line), markup=False, highlight=False, soft_wrap=True)
+
+    if not console.is_terminal:
+        plain(f"{title} …")
+        yield _ProgressView(progress=plain, stage=plain)
+        return
+    with console.status(f"{title} …") as status:
+
+        def progress(line: str) -> None:
+            status.update(f"{title}: {line} ({time.monotonic() - started:.0f} s)")
+
+        def stage(line: str) -> None:
+            console.print(stamped(line), markup=False, highlight=False)
+            progress(line)
+
+        yield _ProgressView(progress=progress, stage=stage)
+
+
 def _print_frame_titled(title: str, frame: pl.DataFrame) -> None:
-    table = Table(title=title)
-    for column in frame.columns:
-        table.add_column(column, overflow="fold")
-    for row in frame.iter_rows():
-        table.add_row(*("" if v is None else str(v) for v in row))
-    _table_console().print(table)
+    print_frame(_table_console(), title, frame)
 
 
 def _catalog_and_report(skills_root: Path, home: Home, workers: int) -> None:
     from skill2env.definitions import PipelineRunError, run_catalog
 
     started = time.monotonic()
-    title = f"Cataloging and curating skills under {skills_root}"
-    with console.status(f"{title} …") as status:
+    with _progress_view(f"Cataloging and curating skills under {skills_root}", started) as view:
         try:
             outcome = run_catalog(
-                home,
-                skills_root.resolve(),
-                workers=workers,
-                progress=lambda line: status.update(f"{title}: {line} ({time.monotonic() - started:.0f} s)"),
+                home, skills_root.resolve(), workers=workers, progress=view.progress, stages=view.stage
             )
         except PipelineRunError as exc:
             console.print(f"[red]error:[/red] {exc}")
@@ -172,23 +213,19 @@ def _catalog_and_report(skills_root: Path, home: Home, workers: int) -> None:
         f"({len(outcome.domains)} domains)."
     )
     steps = ", ".join(f"{step} {seconds:.1f} s" for step, seconds in outcome.step_seconds.items())
-    console.print(f"Steps: {steps}.")
+    console.print(f"Steps: {steps}.", soft_wrap=True)
     _print_funnel(outcome.funnel)
     console.print('Query it: [bold]skill2env sql "SELECT * FROM curation_reasons"[/bold]')
 
 
 def _print_funnel(funnel: pl.DataFrame) -> None:
-    table = Table(title="Curation funnel (cumulative) by domain")
-    table.add_column("domain")
-    for stage in FUNNEL_STAGES:
-        table.add_column(stage, justify="right")
-    table.add_column("curated %", justify="right")
-    for row in funnel.iter_rows(named=True):
-        label = "all domains" if row["domain"] == "*" else row["domain"]
-        style = "bold" if row["domain"] == "*" else None
-        values = [str(row[s]) for s in FUNNEL_STAGES]
-        table.add_row(label, *values, f"{row['curated_pct']}", style=style)
-    _table_console().print(table)
+    frame = funnel.select(
+        pl.when(pl.col("domain") == "*").then(pl.lit("all domains")).otherwise(pl.col("domain")).alias("domain"),
+        *FUNNEL_STAGES,
+        "curated_pct",
+    )
+    print_frame(_table_console(), "Curation funnel (cumulative) by domain", frame,
+                labels={"curated_pct": "curated %"}, bold_first="all domains")  # fmt: skip
 
 
 @main.command()
@@ -220,12 +257,7 @@ def _print_frame(frame: pl.DataFrame, output_format: str) -> None:
     elif output_format == "json":
         sys.stdout.write(json.dumps(frame.to_dicts(), default=str, ensure_ascii=False, indent=1) + "\n")
     else:
-        table = Table(show_lines=False)
-        for column in frame.columns:
-            table.add_column(column, overflow="fold")
-        for row in frame.iter_rows():
-            table.add_row(*("" if v is None else str(v) for v in row))
-        _table_console().print(table)
+        print_frame(_table_console(), "", frame)
         console.print(f"{frame.height} rows")
 
 
@@ -240,13 +272,71 @@ def ui(home: Path | None, host: str, port: int) -> None:
     resolved = Home.resolve(home)
     activate_home(resolved)
     set_pool_limits()
-    dagster = shutil.which("dagster", path=str(Path(sys.executable).parent)) or shutil.which("dagster")
-    if dagster is None:
-        console.print("[red]error:[/red] the `dagster` command is not installed in this environment")
+    commands = {name: _dagster_command(name) for name in ("dagster-webserver", "dagster-daemon")}
+    missing = [name for name, path in commands.items() if path is None]
+    if missing:
+        console.print(f"[red]error:[/red] {', '.join(missing)} not installed in this environment")
         sys.exit(2)
+    workspace = write_workspace(resolved)
     console.print(f"Dagster UI on http://{host}:{port} — lake {resolved.lake_path}")
-    command = [dagster, "dev", "-m", "skill2env.definitions", "-h", host, "-p", str(port)]
-    sys.exit(subprocess.call(command, env=os.environ.copy()))
+    # The webserver and the daemon, each on the home's instance (DAGSTER_HOME) and the project's code
+    # location: what `dagster dev` starts, without its deprecation notice and its warning about the
+    # project's dagster.yaml (copied into DAGSTER_HOME, so it is the one in use).
+    processes = [
+        subprocess.Popen(
+            [str(commands["dagster-webserver"]), "-w", str(workspace), "-h", host, "-p", str(port)],
+            env=os.environ.copy(),
+        ),
+        subprocess.Popen([str(commands["dagster-daemon"]), "run", "-w", str(workspace)], env=os.environ.copy()),
+    ]
+    sys.exit(_supervise(processes))
+
+
+def _dagster_command(name: str) -> str | None:
+    return shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+
+
+CODE_LOCATION = "skill2env"
+"""The code location's name in the UI (as `[tool.dagster]` in pyproject.toml names it)."""
+
+
+def write_workspace(home: Home) -> Path:
+    """`<DAGSTER_HOME>/workspace.yaml`: the one code location, `skill2env.definitions`."""
+    path = home.dagster_home / "workspace.yaml"
+    path.write_text(
+        "load_from:\n"
+        "  - python_module:\n"
+        "      module_name: skill2env.definitions\n"
+        f"      location_name: {CODE_LOCATION}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _supervise(processes: list[subprocess.Popen[bytes]]) -> int:
+    """Wait until one process ends or this one is told to stop, then stop the others; their exit status."""
+
+    def stop(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    code = 0
+    try:
+        while all(process.poll() is None for process in processes):
+            time.sleep(0.5)
+        code = next(process.returncode for process in processes if process.returncode is not None)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    return code
 
 
 @main.group()

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,14 +20,15 @@ import polars as pl
 from assets.catalog import skill_catalog
 from assets.compoworld import compo_rollouts, compo_tasks, service_graph
 from assets.curation import curated_skills
-from assets.iterations import DEFAULT_ITERATIONS, SFT_MIN_REWARD, iteration_assets
+from assets.iterations import SFT_MIN_REWARD, iteration_assets
 from assets.partitions import DOMAIN_PARTITIONS_NAME
 from assets.patterns import pattern_library, pattern_selections
+from assets.progress import PARTITION_PREFIX
 from assets.rl_export import rl_environments_asset
 from assets.tasks import task_authoring
 from resources.lake import LakeResource
 from resources.llm import LlmResource
-from skill2env.home import Home, activate_home
+from skill2env.home import DEFAULT_ITERATIONS, Home, activate_home, configured_iterations
 from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
 
@@ -46,22 +49,74 @@ POOL_SLOTS = {"sandbox": ("SKILL2ENV_SANDBOX_SLOTS", 2), "llm": ("SKILL2ENV_LLM_
 """Pool → (environment variable that overrides the limit, default limit)."""
 
 
-_progress_sinks: list[Callable[[str], None]] = []
-"""Where the assets' own log lines go when the CLI runs a job in-process (its status line)."""
+@dataclass(frozen=True)
+class ProgressSinks:
+    """Where a run's progress goes: `lines` the assets' own lines (how many skills are done), `stages`
+    one line per stage (Dagster step) and partition as it starts and ends, with counts and seconds."""
+
+    lines: Callable[[str], None] | None = None
+    stages: Callable[[str], None] | None = None
+
+
+_progress_sinks: list[ProgressSinks] = []
+"""Where the runs' progress goes when the CLI runs a job in-process (its status line or plain lines)."""
+
+PROGRESS_COUNTS = 4
+"""Counts named per materialized asset in a stage's closing line."""
 
 
 class _ProgressHandler(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self._started: dict[str, float] = {}
+        self._counts: dict[str, dict[str, str]] = {}
+
     def emit(self, record: logging.LogRecord) -> None:
         meta = getattr(record, "dagster_meta", None) or {}
-        if meta.get("dagster_event") is None:  # an asset's own line, not an engine event
+        event: dg.DagsterEvent | None = meta.get("dagster_event")
+        step = str(meta.get("step_key") or "")
+        if event is None:  # an asset's own line, not an engine event
+            if record.levelno < logging.INFO:
+                return
             message = str(meta.get("orig_message") or record.getMessage())
-            for sink in _progress_sinks:
-                sink(message)
+            if message.startswith(PARTITION_PREFIX):
+                self._send("stages", f"{step}: {message}")
+            else:
+                self._send("lines", message)
+        elif event.is_step_start:
+            self._started[step], self._counts[step] = time.monotonic(), {}
+            self._send("stages", f"{step}: started")
+        elif event.is_step_materialization and event.asset_key is not None:
+            metadata = event.step_materialization_data.materialization.metadata
+            counts = [_count(name, value) for name, value in metadata.items() if _is_count(name, value)]
+            summary = ", ".join(counts[:PROGRESS_COUNTS]) or "materialized"
+            self._counts.setdefault(step, {})[event.asset_key.to_user_string()] = summary
+        elif event.is_step_success or event.is_step_failure:
+            seconds = time.monotonic() - self._started.pop(step, time.monotonic())
+            done = "; ".join(f"{key}: {summary}" for key, summary in self._counts.pop(step, {}).items())
+            verb = "finished" if event.is_step_success else "failed"
+            self._send("stages", f"{step}: {verb} in {seconds:.1f} s" + (f" ({done})" if done else ""))
+
+    @staticmethod
+    def _send(kind: str, line: str) -> None:
+        for sinks in _progress_sinks:
+            sink = getattr(sinks, kind)
+            if sink is not None:
+                sink(line)
 
 
-@dg.logger({}, description="Forwards the assets' own log lines (progress) to the CLI that started the run.")
+def _is_count(name: str, value: object) -> bool:
+    numeric = isinstance(value, dg.IntMetadataValue | dg.FloatMetadataValue)
+    return numeric and (name == "dagster/row_count" or not name.startswith("dagster/"))
+
+
+def _count(name: str, value: dg.MetadataValue) -> str:
+    return f"{'rows' if name == 'dagster/row_count' else name} {value.value}"
+
+
+@dg.logger({}, description="Forwards the runs' progress (stages, partitions, the assets' own lines) to the CLI.")
 def progress_forwarder(init_context: dg.InitLoggerContext) -> logging.Logger:
-    logger = logging.Logger("skill2env.progress", level=logging.INFO)
+    logger = logging.Logger("skill2env.progress", level=logging.DEBUG)
     logger.addHandler(_ProgressHandler())
     return logger
 
@@ -85,9 +140,11 @@ exports_job = dg.define_asset_job(
 )
 
 
-def build_definitions(home: str = "", iterations: int = DEFAULT_ITERATIONS) -> dg.Definitions:
+def build_definitions(home: str = "", iterations: int | None = None) -> dg.Definitions:
     """Definitions bound to a skill2env home ('' = `$SKILL2ENV_HOME` or `./.skill2env`), with the
-    hardening loop unrolled into `iterations` rounds."""
+    hardening loop unrolled into `iterations` rounds (None: the home's setting, `configured_iterations`)."""
+    if iterations is None:
+        iterations = configured_iterations(Home.resolve(home or None))
     return dg.Definitions(
         assets=[
             skill_catalog,
@@ -108,6 +165,7 @@ def build_definitions(home: str = "", iterations: int = DEFAULT_ITERATIONS) -> d
 
 
 defs = build_definitions()
+"""What `skill2env ui` loads: as many iterations as the last `skill2env run` on this home unrolled."""
 
 
 class PipelineRunError(RuntimeError):
@@ -130,18 +188,24 @@ def run_catalog(
     workers: int = 0,
     log_level: str = "WARNING",
     progress: Callable[[str], None] | None = None,
+    stages: Callable[[str], None] | None = None,
 ) -> CatalogOutcome:
     """Materialize `skills` + `skill_files`, then every domain partition of `curated_skills` in one run.
 
-    `progress` receives the assets' own log lines (how many skills are done) as they come.
+    `progress` receives the assets' own log lines (how many skills are done) as they come; `stages` a
+    line as each stage (and partition) starts and ends, with counts and seconds.
     """
-    if progress is not None:
-        _progress_sinks.append(progress)
-    try:
+    with _forwarding(ProgressSinks(progress, stages)):
         return _run_catalog(home, skills_root, workers=workers, log_level=log_level)
+
+
+@contextmanager
+def _forwarding(sinks: ProgressSinks) -> Iterator[None]:
+    _progress_sinks.append(sinks)
+    try:
+        yield
     finally:
-        if progress is not None:
-            _progress_sinks.remove(progress)
+        _progress_sinks.remove(sinks)
 
 
 def _run_catalog(home: Home, skills_root: Path, *, workers: int, log_level: str) -> CatalogOutcome:
@@ -240,18 +304,14 @@ def run_pipeline(
     workers: int = 0,
     log_level: str = "WARNING",
     progress: Callable[[str], None] | None = None,
+    stages: Callable[[str], None] | None = None,
 ) -> PipelineOutcome:
     """The whole pipeline in-process on the persistent instance: catalog and curation, then task
     authoring and every iteration's validation, rollouts, scores and hardening (one run over all
-    domains), then the SFT export."""
-    catalog = run_catalog(home, skills_root, workers=workers, log_level=log_level, progress=progress)
-    if progress is not None:
-        _progress_sinks.append(progress)
-    try:
+    domains), then the SFT export. `progress` and `stages` as for `run_catalog`."""
+    with _forwarding(ProgressSinks(progress, stages)):
+        catalog = _run_catalog(home, skills_root, workers=workers, log_level=log_level)
         step_seconds = _run_environments(home, skills_root, options, log_level=log_level)
-    finally:
-        if progress is not None:
-            _progress_sinks.remove(progress)
     lake = Lake(home.lake_path)
     return PipelineOutcome(
         catalog=catalog,

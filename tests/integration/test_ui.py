@@ -1,4 +1,5 @@
-"""`skill2env ui` serves the Dagster UI with the catalog assets, and a run launched from it succeeds."""
+"""`skill2env ui` serves the Dagster UI with the catalog assets and the home's iterations, starts
+without alarming warnings, and a run launched from it succeeds."""
 
 from __future__ import annotations
 
@@ -62,21 +63,33 @@ def wait_until_up(base: str, process: subprocess.Popen[bytes]) -> None:
     raise AssertionError("the UI did not come up in time")
 
 
+ITERATIONS = 3
+"""What the home's last `skill2env run` recorded in `<home>/pipeline.toml` (the default is 2)."""
+ALARMS = ("superseded", "dg dev", "will not be used", "deprecat")
+"""What `dagster dev` printed on every start: its deprecation notice and a misleading dagster.yaml warning."""
+
+
 @pytest.fixture
 def ui(tmp_path: Path) -> Iterator[str]:
     port = free_port()
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "pipeline.toml").write_text(f"iterations = {ITERATIONS}\n")
     env = {
-        **os.environ,
-        "SKILL2ENV_HOME": str(tmp_path / "home"),
+        **{k: v for k, v in os.environ.items() if k != "SKILL2ENV_ITERATIONS"},
+        "SKILL2ENV_HOME": str(home),
         "SKILL2ENV_SKILLS": str(small_tree(tmp_path / "skills")),
     }
-    process = subprocess.Popen(
-        [str(SKILL2ENV), "ui", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    # Started from the project's root, beside its dagster.yaml, as `make ui` and a new user do.
+    with (tmp_path / "ui.log").open("wb") as log:
+        process = subprocess.Popen(
+            [str(SKILL2ENV), "ui", "--port", str(port)],
+            env=env,
+            cwd=Path(__file__).resolve().parents[2],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_up(base, process)
@@ -108,3 +121,18 @@ def test_ui_serves_the_catalog_assets_and_runs_the_catalog(ui: str) -> None:
             break
         time.sleep(2)
     assert status == "SUCCESS"
+
+
+def test_ui_starts_quietly_with_the_iterations_of_the_home(ui: str, tmp_path: Path) -> None:
+    nodes = {"/".join(n["assetKey"]["path"]) for n in graphql(ui, ASSETS_QUERY)["assetNodes"]}
+    last = ITERATIONS
+    assert {f"iteration_{last}/rubric_scores", f"iteration_{last - 1}/hardening"} <= nodes
+    assert f"iteration_{last}/hardening" not in nodes and f"iteration_{last + 1}/validations" not in nodes
+    (repository,) = graphql(ui, REPOSITORY_QUERY)["repositoriesOrError"]["nodes"]
+    assert repository["location"]["name"] == "skill2env"
+
+    output = (tmp_path / "ui.log").read_text(errors="replace")
+    assert "Serving dagster-webserver" in output, output
+    assert "Error" not in output, output
+    for alarm in ALARMS:
+        assert alarm not in output.lower(), output

@@ -297,6 +297,7 @@ class RolloutRunner:
             self._blocking(self._start_sandbox, sandbox, actor, task),
             return_exceptions=True,
         )
+        trajectory.sandbox_mode = sandbox.mode
         for outcome in outcomes:  # both have finished: a failed start leaves nothing running behind
             if isinstance(outcome, BaseException):
                 raise outcome

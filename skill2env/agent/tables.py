@@ -25,6 +25,7 @@ ROLLOUTS_SCHEMA = pl.Schema(
         "model": pl.String(),
         "attempt": pl.Int64(),
         "backend": pl.String(),
+        "sandbox_mode": pl.String(),
         "status": pl.String(),
         "error": pl.String(),
         "started_at": _TIME,

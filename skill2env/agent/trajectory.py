@@ -117,6 +117,9 @@ class Trajectory(BaseModel):
     attempt: int
     """1..k within the group."""
     backend: str
+    sandbox_mode: str | None = None
+    """How its sandbox ran (`Sandbox.mode`: `bwrap:image-rootfs`, `docker:attach`,
+    `docker:exec-fallback`, …); None when it never started."""
     status: RolloutStatus = "started"
     error: str | None = None
     started_at: datetime = Field(default_factory=utc_now)

@@ -13,7 +13,7 @@ from skill2env.compoworld.rollout import CompoAttempt, meta_tool_counts, service
 LIST = pl.List(pl.String())
 COMPO_ROLLOUTS_SCHEMA = pl.Schema(
     {
-        **ROLLOUTS_SCHEMA,
+        **{name: dtype for name, dtype in ROLLOUTS_SCHEMA.items() if name != "sandbox_mode"},  # hosts, not sandboxes
         "reward": pl.Float64(),
         "item_results": pl.String(),
         "group_reward": pl.Float64(),

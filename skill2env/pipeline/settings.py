@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-import shutil
+import logging
 
-from skill2env.sandbox.backends import BackendName
-from skill2env.sandbox.engine import engine_reachable
-from skill2env.sandbox.rootfs import COMPLETE_MARKER, rootfs_cache
+from skill2env.sandbox.backends import AUTO, BackendName, choose_backend
 
-AUTO = "auto"
+logger = logging.getLogger(__name__)
 
 
 def resolve_backend(requested: str) -> BackendName:
-    """`docker` / `bwrap` as asked; `auto`: bwrap when it and the unpacked base image are here (fast,
-    same tools as docker), else docker when its engine answers, else bwrap on the host system."""
-    if requested in ("docker", "bwrap"):
-        return requested  # type: ignore[return-value]
-    if requested != AUTO:
-        raise ValueError(f"unknown sandbox backend {requested!r}: use auto, docker or bwrap")
-    bwrap = shutil.which("bwrap") is not None and shutil.which("prlimit") is not None
-    if bwrap and (rootfs_cache() / "current" / COMPLETE_MARKER).is_file():
-        return "bwrap"
-    if engine_reachable():
-        return "docker"
-    return "bwrap"
+    """`docker` / `bwrap` as asked; `auto`: bwrap over the unpacked base image when it is here, else
+    docker when its engine answers (logged as a fallback; see `choose_backend`).
+
+    Raises:
+        SandboxUnavailable: `auto`, and neither backend can run here.
+    """
+    choice = choose_backend(requested)
+    if choice.fallback:
+        logger.warning("sandbox backend auto: %s (%s)", choice.name, choice.reason)
+    elif requested == AUTO:
+        logger.info("sandbox backend auto: %s (%s)", choice.name, choice.reason)
+    return choice.name

@@ -88,7 +88,8 @@ def verify_in_sandbox(
     task = task_dir if isinstance(task_dir, TaskDir) else TaskDir(task_dir)
     chosen: Mode = mode or default_mode(rubric)
     started = time.perf_counter()
-    context: dict[str, Any] = {"backend": sandbox.backend, "rollout_id": sandbox.rollout_id, "mode": chosen}
+    context: dict[str, Any] = {"backend": sandbox.backend, "sandbox_mode": sandbox.mode,
+                               "rollout_id": sandbox.rollout_id, "mode": chosen}  # fmt: skip
     try:
         limit = timeout_s or task.verifier_timeout_sec
         if chosen == "checks":
@@ -138,6 +139,7 @@ def verify_workspace(
         return VerificationResult.infra_error(
             f"{PREPARE_FAILED}: {type(exc).__name__}: {exc}",
             backend=sandbox.backend,
+            sandbox_mode=sandbox.mode,
             rollout_id=sandbox.rollout_id,
             duration_s=time.perf_counter() - started,
         )

@@ -184,6 +184,8 @@ class VerificationResult(BaseModel):
     error: str | None = None
     """What failed, for `infra_error`."""
     backend: str | None = None
+    sandbox_mode: str | None = None
+    """How the verifying sandbox ran (`Sandbox.mode`, e.g. `docker:exec-fallback`); None before it started."""
     rollout_id: str | None = None
     mode: Literal["checks", "task_script"] = "checks"
     """`checks`: the rubric's checks ran in the environment; `task_script`: the task's own

@@ -147,6 +147,10 @@ class Sandbox(ABC):
         self.limits = limits or SandboxLimits()
         self.rollout_id = rollout_id or new_rollout_id()
         self._task: TaskDir | None = None
+        self.mode: str | None = None
+        """How the started sandbox runs, `<backend>:<how>` (`bwrap:image-rootfs`, `docker:attach`,
+        `docker:exec-fallback`, …): recorded with what ran in it, so a fallback is never silent.
+        None before `start`."""
 
     @property
     def task(self) -> TaskDir:

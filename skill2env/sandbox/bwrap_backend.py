@@ -1,14 +1,17 @@
 """The bubblewrap backend: a fast local sandbox for machines without Docker and for many short rollouts.
 
-The sandbox is a set of namespaces (user, pid, net, ipc, uts, cgroup) over the host's system
-directories bound read-only, with the rollout's private directories bound in: the workspace,
+The sandbox is a set of namespaces (user, pid, net, ipc, uts, cgroup) over the unpacked base
+image's system directories (`rootfs`) bound read-only, never the host's own: where that file
+system is missing, `start` raises `SandboxUnavailable` saying how to make it. The rollout's
+private directories are bound in: the workspace,
 /tmp, /logs (writable) and /tests, /solution (read-only). Its init is a command server
 (`command_server`), started with the sandbox: the agent's commands are forked by it, so a
 command costs no new namespaces. Nothing a command started survives it (the server kills what
 it leaves behind), nothing in the sandbox can signal or trace the server, and when the server
 ends (at `stop`, or with this process) the kernel ends every process in the namespace. Commands
 as root get namespaces of their own per command, as every command did before the server (one
-user namespace maps one uid); so do all commands where the system has no python3.
+user namespace maps one uid); so do all commands where the system has no python3 or the server
+cannot harden itself: a fallback logged, kept in `server_fallback`, and recorded in `mode`.
 
 Limits come from `prlimit` (processes, address space, file size, open files). Run as root, the
 rollout's directories live on a size-limited tmpfs, commands run as a dedicated unprivileged host
@@ -80,7 +83,7 @@ from skill2env.sandbox.errors import (
     SandboxUnavailable,
 )
 from skill2env.sandbox.reaper import OWNER_FILE, ROLLOUT_FS, reap_bwrap, remove_rollout_dir
-from skill2env.sandbox.rootfs import system_root
+from skill2env.sandbox.rootfs import CONFIGURED_ROOT, configured_root, image_rootfs, missing_rootfs
 from skill2env.sandbox.task import TaskDir
 
 logger = logging.getLogger(__name__)
@@ -238,12 +241,19 @@ def bwrap_root() -> Path:
     return Path(configured) if configured else Path(tempfile.gettempdir()) / f"skill2env-bwrap-{os.geteuid()}"
 
 
-def bwrap_available() -> bool:
+def bwrap_installed() -> bool:
+    """bubblewrap and prlimit are on the PATH."""
     return shutil.which("bwrap") is not None and shutil.which("prlimit") is not None
 
 
+def bwrap_available() -> bool:
+    """bwrap sandboxes can start here: the tools are installed and there is a system root to run
+    them over (the unpacked base image, or `$SKILL2ENV_BWRAP_SYSTEM`)."""
+    return bwrap_installed() and (configured_root() is not None or image_rootfs() is not None)
+
+
 class BwrapSandbox(Sandbox):
-    """A rollout in bubblewrap: no network (unless the task asks), read-only host system, private
+    """A rollout in bubblewrap: no network (unless the task asks), read-only base image system, private
     writable workspace, prlimit limits, killed with its parent."""
 
     backend = "bwrap"
@@ -259,8 +269,11 @@ class BwrapSandbox(Sandbox):
     ) -> None:
         super().__init__(limits, rollout_id=rollout_id)
         self._root = root or bwrap_root()
-        self._system = system or system_root()
-        """Where programs come from: the unpacked base image when there is one (see `rootfs`)."""
+        self._given_system = system
+        self._system: Path | None = None
+        """Where programs come from, chosen at `start`: the unpacked base image (see `rootfs`)."""
+        self.server_fallback: str | None = None
+        """Why agent commands each get a bwrap of their own (None: the command server runs them)."""
         self._reap = reap
         self._dir: Path | None = None
         self._task: TaskDir | None = None
@@ -299,8 +312,9 @@ class BwrapSandbox(Sandbox):
     def start(self, task: TaskDir) -> None:
         if self._dir is not None:
             raise SandboxCrashed("this sandbox was already started")
-        if not bwrap_available():
+        if not bwrap_installed():
             raise SandboxUnavailable("bubblewrap (bwrap) or prlimit is missing; `apt-get install bubblewrap`")
+        self._system, root = self._choose_system()
         if self._reap:
             reap_bwrap(self._root)
         self._root.mkdir(parents=True, exist_ok=True, mode=0o711)
@@ -321,6 +335,32 @@ class BwrapSandbox(Sandbox):
         except BaseException:
             self.stop()
             raise
+        self.mode = f"{self.backend}:{root}"
+        if self._server is None:
+            self.mode += ":per-command-fallback"
+            logger.warning("rollout %s: every command gets its own bwrap: %s", self.rollout_id, self.server_fallback)
+
+    @property
+    def system(self) -> Path:
+        """The system root programs come from (chosen at `start`)."""
+        if self._system is None:
+            raise SandboxNotRunning("the bwrap sandbox has no system root before it starts")
+        return self._system
+
+    def _choose_system(self) -> tuple[Path, str]:
+        """(the system root, how it was chosen): the one given, `$SKILL2ENV_BWRAP_SYSTEM`, or the
+        unpacked base image; never the host's `/` unless that is what was explicitly given."""
+        given = self._given_system or configured_root()
+        if given is not None:
+            if given.resolve() == Path("/"):
+                logger.warning("rollout %s runs over the host's / (%s or the system given)", self.rollout_id,
+                               CONFIGURED_ROOT)  # fmt: skip
+                return given, "host-root"
+            return given, "configured-root"
+        image = image_rootfs()
+        if image is None:
+            raise SandboxUnavailable(missing_rootfs())
+        return image, "image-rootfs"
 
     def _make_filesystem(self, task: TaskDir) -> None:
         fs = self._fs
@@ -417,7 +457,8 @@ class BwrapSandbox(Sandbox):
     def _start_server(self) -> CommandServer | None:
         """The agent's command server, as the init of a namespace set up like a command's (None
         where the system has no python3 to run it: then every command gets its own bwrap)."""
-        if not (self._system / "usr" / "bin" / "python3").exists():
+        if not (self.system / "usr" / "bin" / "python3").exists():
+            self.server_fallback = f"no python3 in the system root {self.system} to run the command server"
             return None
         variables = self._variables(None, AGENT_USER)
         config = {"env": variables, "output_limit": self.limits.output_limit_bytes, "kill_grace": 0, "sweep": True,
@@ -439,8 +480,7 @@ class BwrapSandbox(Sandbox):
             server.stop(wait_s=0)
             log_tail = (self.rollout_dir / SERVER_LOG).read_text(errors="replace").strip()[-2000:]
             if HARDENING_FAILED in log_tail:  # an unhardened server could be signalled or traced: no server
-                why = "no command server, every command gets its own bwrap"
-                logger.warning("rollout %s: %s: %s", self.rollout_id, why, log_tail)
+                self.server_fallback = f"the command server could not harden itself: {log_tail}"
                 return None
             raise SandboxCrashed(f"{exc}; {log_tail}") from None
         return server
@@ -514,7 +554,7 @@ class BwrapSandbox(Sandbox):
         reaper clears that one) and bound read-only into every sandbox: what programs need from the
         system's /etc, nothing about the host, and the sandbox's own users (the same in every
         sandbox, so nothing of it is per rollout)."""
-        digest = hashlib.sha256(f"{ETC_VERSION}:{self._system.resolve()}".encode()).hexdigest()[:12]
+        digest = hashlib.sha256(f"{ETC_VERSION}:{self.system.resolve()}".encode()).hexdigest()[:12]
         template = self._root.with_name(f"{self._root.name}-etc") / digest
         if template.is_dir():
             return template
@@ -522,7 +562,7 @@ class BwrapSandbox(Sandbox):
         scratch = Path(tempfile.mkdtemp(prefix=".etc-", dir=template.parent))
         scratch.chmod(0o755)
         for name in SYSTEM_ETC:
-            host, copy = self._system / "etc" / name, scratch / name
+            host, copy = self.system / "etc" / name, scratch / name
             copy.parent.mkdir(parents=True, exist_ok=True)
             if host.is_dir() and not host.is_symlink():
                 shutil.copytree(host, copy, symlinks=True, ignore=_unreadable_by_others)
@@ -552,7 +592,7 @@ class BwrapSandbox(Sandbox):
         uid = 0 if user == ROOT_USER else SANDBOX_UID
         args += ["--uid", str(uid), "--gid", str(uid), "--disable-userns", "--hostname", "sandbox"]
         for name in SYSTEM_DIRS:
-            host = self._system / name
+            host = self.system / name
             if host.is_symlink():
                 args += ["--symlink", str(host.readlink()), f"/{name}"]
             elif host.is_dir():

@@ -74,7 +74,8 @@ def push_base(registry: str) -> None:
 
 @sandbox.command("doctor")
 def doctor_command() -> None:
-    """Report what each sandbox backend needs, what is here, and what to do. Exits 1 if anything is missing."""
+    """Report what each sandbox backend needs, what is here, what to do, and which backend `--backend
+    auto` runs and why. Exits 1 if anything is missing."""
     checks = doctor()
     table = Table(title="skill2env sandbox doctor")
     for column in ("check", "ok", "detail", "to fix"):

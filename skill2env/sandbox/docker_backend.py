@@ -11,7 +11,9 @@ the wall clock runs out or when its stdin closes — at `stop`, or when the engi
 because the process that started it died. Commands as root (the verifier) run through `docker
 exec`, each wrapped in `timeout -k`; so does every command where the image has no python3 (or
 the server does not come up): then the container's process is `sleep <wall clock>` under
-docker-init, run as a root without capabilities that the agent user cannot signal.
+docker-init, run as a root without capabilities that the agent user cannot signal. That fallback
+(each command an engine round trip, ~100x slower) is logged, its reason kept in `server_fallback`,
+and recorded in `mode` (`docker:exec-fallback`; `docker:attach` otherwise).
 
 Writable places are size-limited tmpfs volumes: the workspace (agent's), and Harbor's
 `/logs`, `/tests`, `/solution` (root's). Named volumes, not `--tmpfs` mounts, because the
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import os
 import posixpath
 import shutil
@@ -88,6 +91,8 @@ from skill2env.sandbox.labels import (
 )
 from skill2env.sandbox.reaper import reap_docker
 from skill2env.sandbox.task import TaskDir
+
+logger = logging.getLogger(__name__)
 
 HARBOR_DIRS_MB = {"/logs": 256, "/tests": 64, "/solution": 64}
 """Harbor's fixed paths: root-owned, so the agent can read them but not plant files there."""
@@ -174,6 +179,10 @@ class DockerSandbox(Sandbox):
         except BaseException:
             self.stop()
             raise
+        self.mode = f"{self.backend}:{'attach' if self._server is not None else 'exec-fallback'}"
+        if self._server is None:
+            logger.warning("rollout %s: agent commands go through `docker exec` (no command server): %s",
+                           self.rollout_id, self.server_fallback)  # fmt: skip
 
     def _container_options(self, task: TaskDir, mounts: list[Mount], labels: dict[str, str]) -> dict[str, Any]:
         """The container's settings, whichever process it runs."""

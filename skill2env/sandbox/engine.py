@@ -78,7 +78,7 @@ class Check(BaseModel):
 def doctor() -> list[Check]:
     """What this machine offers each backend, and what to do about what is missing."""
     from skill2env.sandbox.base_image import BaseImageRecipe, find_base_image
-    from skill2env.sandbox.bwrap_backend import bwrap_available
+    from skill2env.sandbox.bwrap_backend import bwrap_installed
 
     setup = "run `make sandbox` (scripts/setup-sandbox.sh) as root"
     checks = [
@@ -107,11 +107,12 @@ def doctor() -> list[Check]:
     checks.append(
         Check(
             name="bubblewrap",
-            ok=bwrap_available() and _bwrap_runs(),
+            ok=bwrap_installed() and _bwrap_runs(),
             detail=_version("bwrap") or "bwrap not installed",
             fix="apt-get install bubblewrap; unprivileged user namespaces must be allowed",
         )
     )
+    checks += [_rootfs_check(), _auto_check()]
     root = os.geteuid() == 0
     checks.append(
         Check(
@@ -122,6 +123,33 @@ def doctor() -> list[Check]:
         )
     )
     return checks
+
+
+def _rootfs_check() -> Check:
+    """The file system bwrap runs over: the unpacked base image (or a configured root)."""
+    from skill2env.sandbox.rootfs import BUILD_HINT, CONFIGURED_ROOT, configured_root, image_rootfs, missing_rootfs
+
+    configured, image = configured_root(), image_rootfs()
+    if configured is not None:
+        detail = f"{configured} (${CONFIGURED_ROOT})"
+    elif image is not None:
+        detail = f"the base image's, unpacked at {image}"
+    else:
+        detail = missing_rootfs().split(";")[0]
+    return Check(name="bwrap file system", ok=(configured or image) is not None, detail=detail, fix=BUILD_HINT)
+
+
+def _auto_check() -> Check:
+    """Which backend `--backend auto` runs, and why."""
+    from skill2env.sandbox.backends import AUTO, choose_backend
+    from skill2env.sandbox.rootfs import BUILD_HINT
+
+    try:
+        choice = choose_backend(AUTO)
+    except SandboxUnavailable as exc:
+        return Check(name="--backend auto", ok=False, detail=str(exc), fix=f"{BUILD_HINT}, or start the Docker engine")
+    fallback = " (a fallback: bwrap would be faster)" if choice.fallback else ""
+    return Check(name="--backend auto", ok=True, detail=f"runs {choice.name}{fallback}: {choice.reason}")
 
 
 def _tool_check(tool: str, fix: str) -> Check:

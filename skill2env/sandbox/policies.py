@@ -97,6 +97,8 @@ class ScriptedRollout(BaseModel):
     environment_digest: str
     policy: str
     backend: str
+    sandbox_mode: str | None = None
+    """How its sandbox ran (`Sandbox.mode`); None when it never started."""
     status: RolloutStatus
     """`timeout`: the policy ran out of time (its own failure); `error`: the infrastructure failed."""
     error: str | None = None
@@ -135,6 +137,7 @@ def run_scripted_rollout(
         environment_digest=task.environment_digest,
         policy=policy.name,
         backend=sandbox.backend,
+        sandbox_mode=sandbox.mode,
         status=status,
         error=error,
         steps=steps,

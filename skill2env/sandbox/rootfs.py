@@ -1,10 +1,10 @@
 """The base image's file system, unpacked for bwrap: the same tools in both backends.
 
-A bwrap sandbox runs programs from a read-only "system root". The host's own `/` works for
-plain shell tasks, but tasks need what the docker base image bakes in (pandas, openpyxl,
-pypdf, tesseract, poppler…). `export_base_rootfs` unpacks the base image once per image id
-under the user's cache; `system_root()` picks it up, so a task behaves the same in docker and
-in bwrap, and the host's Python never leaks into a rollout.
+A bwrap sandbox runs programs from a read-only "system root". Tasks need what the docker base
+image bakes in (pandas, openpyxl, pypdf, tesseract, poppler…). `export_base_rootfs` unpacks the
+base image once per image id under the user's cache; `system_root()` picks it up, so a task
+behaves the same in docker and in bwrap, and the host's Python never leaks into a rollout. Where
+it is missing, `system_root()` raises rather than run over the host's own `/`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from skill2env.sandbox.errors import SandboxUnavailable
 
 if TYPE_CHECKING:  # the bwrap backend imports this module: it must work without the docker SDK
     import docker
@@ -35,16 +37,45 @@ def rootfs_cache() -> Path:
     return Path(base) / "skill2env" / "rootfs"
 
 
-def system_root() -> Path:
-    """What bwrap sandboxes run programs from: `$SKILL2ENV_BWRAP_SYSTEM`, else the unpacked base
-    image when there is one, else the host's `/`."""
-    configured = os.environ.get("SKILL2ENV_BWRAP_SYSTEM")
-    if configured:
-        return Path(configured)
+BUILD_HINT = "run `make sandbox` (as root) or `skill2env sandbox build-base`"
+"""What makes the base image's file system (its build ends by unpacking it)."""
+CONFIGURED_ROOT = "SKILL2ENV_BWRAP_SYSTEM"
+"""A system root chosen by the user instead of the unpacked base image."""
+
+
+def image_rootfs() -> Path | None:
+    """The unpacked base image, when one is complete under `rootfs_cache()`."""
     current = rootfs_cache() / CURRENT_LINK
     if (current / COMPLETE_MARKER).is_file():
         return current.resolve()
-    return Path("/")
+    return None
+
+
+def configured_root() -> Path | None:
+    """`$SKILL2ENV_BWRAP_SYSTEM`, when set."""
+    configured = os.environ.get(CONFIGURED_ROOT)
+    return Path(configured) if configured else None
+
+
+def missing_rootfs() -> str:
+    """What is missing when there is no system root for bwrap, and what to do about it."""
+    return (
+        f"bwrap runs over the base image's unpacked file system, and there is none: "
+        f"{rootfs_cache() / CURRENT_LINK / COMPLETE_MARKER} is missing; {BUILD_HINT} to unpack it "
+        f"(or set {CONFIGURED_ROOT} to a system root of your own)"
+    )
+
+
+def system_root() -> Path:
+    """What bwrap sandboxes run programs from: `$SKILL2ENV_BWRAP_SYSTEM`, else the unpacked base image.
+
+    Raises:
+        SandboxUnavailable: neither is there (never the host's `/`: its tools are not the image's).
+    """
+    root = configured_root() or image_rootfs()
+    if root is None:
+        raise SandboxUnavailable(missing_rootfs())
+    return root
 
 
 def export_base_rootfs(client: docker.DockerClient, image: str | None = None) -> Path:

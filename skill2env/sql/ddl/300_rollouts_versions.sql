@@ -17,6 +17,7 @@ CREATE TABLE IF NOT EXISTS rollouts_versions (
     model VARCHAR,                         -- the solver's model; NULL for scripted policies
     attempt BIGINT NOT NULL,               -- 1..k within the group
     backend VARCHAR NOT NULL,              -- docker | bwrap
+    sandbox_mode VARCHAR,                  -- how it ran: bwrap:image-rootfs | docker:attach | docker:exec-fallback | …
     status VARCHAR NOT NULL,               -- completed | max_turns | max_tokens | agent_timeout | sandbox_broken | model_error | infra_error
     error VARCHAR,
     started_at TIMESTAMPTZ NOT NULL,

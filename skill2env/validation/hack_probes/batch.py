@@ -220,5 +220,5 @@ def _result(rubric: Rubric, out: Path, limit: float, log: str, sandbox: Sandbox)
     items = [deterministic[item.id] if item.method == Method.deterministic
              else judged_item(item, inputs, None, 1, DEFAULT_SEED) for item in rubric.items]  # fmt: skip
     return VerificationResult.scored_from(rubric, items, verifier_log=log, duration_s=float(duration),
-                                          backend=sandbox.backend, rollout_id=sandbox.rollout_id,
-                                          mode="checks")  # fmt: skip
+                                          backend=sandbox.backend, sandbox_mode=sandbox.mode,
+                                          rollout_id=sandbox.rollout_id, mode="checks")  # fmt: skip

@@ -4,6 +4,7 @@ rollout process killed with SIGKILL mid-run — on the docker and the bwrap back
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from atif import atif_problems
-from harbor_tasks import CSV_AGGREGATION, fixture_task, tree
+from harbor_tasks import CSV_AGGREGATION, fixture_task, require_backend, tree
 from llm_server import ScriptedServer, tool_calls
 from rollout_lake import DOMAIN, register_tasks
 
@@ -26,6 +27,7 @@ from skill2env.lake.lake import Lake
 from skill2env.llm.cache import CacheMode, ResponseCache
 from skill2env.llm.client import ModelClient
 from skill2env.llm.config import RoleConfig
+from skill2env.sandbox import docker_backend
 from skill2env.sandbox.backends import BackendName, make_sandbox
 from skill2env.sandbox.base import SandboxLimits
 from skill2env.sandbox.task import TaskDir
@@ -97,6 +99,9 @@ def test_a_solver_completes_a_multi_turn_rollout_with_tool_calls(
     assert (row["policy"], row["model"], row["backend"], row["task_id"]) == ("solver", "scripted-model", backend,
                                                                              "csv-aggregation-i0")  # fmt: skip
     assert row["workspace_digest"] == done.workspace_digest and row["input_tokens"] == 44
+    # … with how the sandbox ran: the fast path, over the base image's file system under bwrap.
+    fast = {"docker": "docker:attach", "bwrap": "bwrap:image-rootfs"}[backend]
+    assert row["sandbox_mode"] == done.sandbox_mode == fast
     steps = lake.query("SELECT step_id, source, tool_calls FROM trajectory_steps ORDER BY step_id")
     assert steps.get_column("source").to_list() == ["system", "user", "agent", "agent", "agent", "agent"]
     assert json.loads(steps.get_column("tool_calls")[3])[0]["arguments"] == {"path": OUTPUT, "content": EXPECTED}
@@ -124,6 +129,27 @@ def test_scripted_policies_are_rollouts_like_any_other(
         bash = outcome.trajectories[0].steps[2]
         assert bash.tool_calls[0].arguments["command"] == "bash /solution/.policy.sh"
         assert bash.observations[0].exit_code == 0
+
+
+@pytest.mark.docker
+def test_the_docker_exec_fallback_is_logged_and_recorded_on_the_rollout_row(
+    home: Home, lake: Lake, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    require_backend("docker")
+    monkeypatch.setattr(docker_backend, "SERVER_PYTHON", "no-such-python3")  # the command server cannot start
+    register_tasks(lake, home, fixture_task(CSV_AGGREGATION))
+    runner = RolloutRunner(policy_from_name("oracle"), backend="docker", run_id="r", home=home,
+                           attempts=AttemptLog(lake))  # fmt: skip
+
+    with caplog.at_level(logging.WARNING, logger="skill2env.sandbox.docker_backend"):
+        outcome = roll_out_domain(lake, home, DOMAIN, runner, attempts=1, run_id="r", code_version="test")
+
+    (done,) = outcome.trajectories
+    assert (done.status, done.sandbox_mode) == ("completed", "docker:exec-fallback")
+    row = lake.query("SELECT rollout_id, backend, sandbox_mode FROM rollouts").row(0, named=True)
+    assert row == {"rollout_id": done.rollout_id, "backend": "docker", "sandbox_mode": "docker:exec-fallback"}
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(done.rollout_id in message and "docker exec" in message for message in warnings)
 
 
 def test_a_rollout_killed_mid_run_is_recorded_as_an_infra_error(

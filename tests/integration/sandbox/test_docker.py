@@ -57,6 +57,7 @@ def test_doctor_reports_every_check() -> None:
 
     for check in ("dockerd", "debootstrap", "docker engine", "base image", "bubblewrap"):
         assert check in result.output
+    assert "bwrap file" in result.output and "--backend" in result.output and "runs bwrap" in result.output
 
 
 def test_task_images_are_cached_by_environment_digest(client, tmp_path: Path) -> None:

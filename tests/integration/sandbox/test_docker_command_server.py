@@ -4,6 +4,7 @@ the container at the wall clock or when the host lets go of it."""
 
 from __future__ import annotations
 
+import logging
 import time
 
 import pytest
@@ -60,6 +61,7 @@ def _wait_for_exit(container_id: str, seconds: float = 15) -> str:
 
 def test_agent_commands_run_under_the_server_and_root_ones_through_docker_exec(sandbox: DockerSandbox) -> None:
     assert sandbox.server_fallback is None
+    assert sandbox.mode == "docker:attach"
     agent = sandbox.exec("id -u; grep PPid /proc/$$/status; tr '\\0' ' ' </proc/1/cmdline")
     root = sandbox.exec("id -u; tr '\\0' ' ' </proc/$PPID/cmdline", user="root")
 
@@ -126,12 +128,19 @@ def test_the_server_dying_is_the_sandbox_crashing(sandbox: DockerSandbox) -> Non
         sandbox.exec("true")
 
 
-def test_without_a_server_every_command_goes_through_docker_exec(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_server_every_command_goes_through_docker_exec(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setattr(docker_backend, "SERVER_PYTHON", "no-such-python3")
     sandbox = DockerSandbox(LIMITS)
-    sandbox.start(fixture_task(CSV_AGGREGATION))
+    with caplog.at_level(logging.WARNING, logger="skill2env.sandbox.docker_backend"):
+        sandbox.start(fixture_task(CSV_AGGREGATION))
     try:
         assert sandbox.server_fallback is not None and "no-such-python3" in sandbox.server_fallback
+        assert sandbox.mode == "docker:exec-fallback"
+        (warning,) = [r for r in caplog.records if r.name == "skill2env.sandbox.docker_backend"]
+        assert warning.levelno == logging.WARNING and "docker exec" in warning.getMessage()
+        assert sandbox.rollout_id in warning.getMessage() and "no-such-python3" in warning.getMessage()
         assert sandbox.exec("id -u; tr '\\0' ' ' </proc/$PPID/cmdline").stdout.split()[:3] == ["1000", "timeout", "-k"]
         assert sandbox.exec("cat sales.csv").ok
     finally:

@@ -5,8 +5,8 @@ runs a snippet with Harbor importable and returns what it printed as JSON. A mis
 not a skip: `make test` creates it, so its absence means the set-up is broken.
 
 `run_harbor(task_dirs, jobs_dir, agent=...)` runs tasks through `harbor run` on the local engine and
-reads each trial's reward back (`run_harbor_oracle` for the oracle agent, `run_harbor_script` for an
-agent that runs a given shell script); docs/harbor.md describes the set-up.
+reads each trial's reward back (`run_harbor_script` for an agent that runs a given shell script; the
+oracle runs through `skill2env export harbor --check --run-oracle`); docs/harbor.md describes the set-up.
 """
 
 from __future__ import annotations
@@ -139,11 +139,6 @@ def read_job(job_dir: Path) -> dict[str, TrialOutcome]:
             trial_dir=result_file.parent,
         )
     return outcomes
-
-
-def run_harbor_oracle(task_dirs: Sequence[Path], jobs_dir: Path, **options: Any) -> dict[str, float | str]:
-    """Harbor's oracle agent (each task's `solution/solve.sh`) on every task: reward or error by task name."""
-    return {name: outcome.score for name, outcome in run_harbor(task_dirs, jobs_dir, **options).items()}
 
 
 def run_harbor_script(task_dirs: Sequence[Path], jobs_dir: Path, script: str, *, user: str | None = None,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from skill2env.lake.sqlfiles import load_sql
 from skill2env.sandbox.backends import BACKEND_NAMES
 from skill2env.tasks.exchange import IMPORT_CODE_VERSION, import_source, import_tree, task_dirs
 from skill2env.tasks.export import ExportError, by_task_version, export_tasks
-from skill2env.tasks.harbor_check import HarborNotFound, check_tasks, find_harbor
+from skill2env.tasks.harbor_check import HarborNotFound, check_tasks, find_harbor, run_oracle
 from skill2env.tasks.records import TaskRecord, TaskStatus
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import task_files_frame, tasks_frame
@@ -62,9 +63,14 @@ def export_group() -> None:
               help="Check exported directories with Harbor itself (its Task model and `harbor lint`).")  # fmt: skip
 @click.option("--harbor", "harbor_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The harbor executable for --check (default: $SKILL2ENV_HARBOR, PATH, ./.harbor-venv).")  # fmt: skip
+@click.option("--run-oracle", "oracle", is_flag=True,
+              help="With --check: also run Harbor's oracle agent on each task; each must score 1.")  # fmt: skip
+@click.option("--harbor-env", default=None, metavar="MODULE:CLASS",
+              help="With --run-oracle: Harbor's environment (`harbor run -e`; default its docker one).")  # fmt: skip
 @home_option
 def export_harbor(out: Path | None, outcome: str, base_image: str | None, check_dir: Path | None,
-                  harbor_path: Path | None, home: Path | None) -> None:  # fmt: skip
+                  harbor_path: Path | None, oracle: bool, harbor_env: str | None,
+                  home: Path | None) -> None:  # fmt: skip
     """Write the lake's tasks as Harbor tasks that Harbor itself runs and scores, and/or check them.
 
     \b
@@ -76,7 +82,7 @@ def export_harbor(out: Path | None, outcome: str, base_image: str | None, check_
     if out is not None:
         _export(out, outcome, base_image, home)
     if check_dir is not None:
-        _check(check_dir, harbor_path)
+        _check(check_dir, harbor_path, oracle, harbor_env)
 
 
 def _export(out: Path, outcome: str, base_image: str | None, home: Path | None) -> None:
@@ -93,22 +99,29 @@ def _export(out: Path, outcome: str, base_image: str | None, home: Path | None) 
     console.print(f"Exported {len(exported)} task version(s) ({outcome}) to {out} ({written} written).")
 
 
-def _check(folder: Path, harbor_path: Path | None) -> None:
+def _check(folder: Path, harbor_path: Path | None, oracle: bool, environment: str | None) -> None:
     dirs = task_dirs(folder)
     try:
-        checks = check_tasks(dirs, find_harbor(harbor_path))
+        harbor = find_harbor(harbor_path)
+        checks = check_tasks(dirs, harbor)
+        if oracle:
+            console.print(f"Running Harbor's oracle agent on {len(checks)} task(s), one at a time …")
+            with tempfile.TemporaryDirectory(prefix="skill2env-harbor-jobs-") as jobs:
+                run_oracle(checks, harbor, Path(jobs), environment=environment)
     except HarborNotFound as exc:
         console.print(f"[red]error:[/red] {exc}")
         sys.exit(1)
     table = Table(title=f"Harbor's view of {folder}")
-    for column in ("task", "loads", "lint (default rules)"):
+    for column in ("task", "loads", "lint (default rules)", *(["oracle reward"] if oracle else [])):
         table.add_column(column, overflow="fold")
     for check in checks:
         loads = "yes" if check.loaded else f"no: {check.load_error}"
-        table.add_row(check.path.name, loads, "\n".join(check.findings) or "clean")
+        reward = check.oracle_error or ("-" if check.oracle_reward is None else f"{check.oracle_reward:.2f}")
+        table.add_row(check.path.name, loads, "\n".join(check.findings) or "clean", *([reward] if oracle else []))
     Console().print(table)
-    bad = [c for c in checks if not c.ok]
-    console.print(f"{len(checks) - len(bad)} of {len(checks)} task(s) load in Harbor and are lint-clean.")
+    bad = [c for c in checks if not c.ok or (oracle and c.oracle_reward is None)]
+    what = "load in Harbor, are lint-clean" + (" and score 1 with its oracle agent" if oracle else "")
+    console.print(f"{len(checks) - len(bad)} of {len(checks)} task(s) {what}.")
     if bad:
         sys.exit(1)
 

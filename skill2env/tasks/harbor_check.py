@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skill2env.thresholds import FULL_CREDIT_AT
+
 HARBOR_ENV = "SKILL2ENV_HARBOR"
 LOCAL_VENV = Path(".harbor-venv/bin/harbor")
 LOAD_SNIPPET = """
@@ -50,7 +52,7 @@ class TaskCheck:
 
     @property
     def ok(self) -> bool:
-        oracle_ok = self.oracle_error is None and (self.oracle_reward is None or self.oracle_reward >= 0.999)
+        oracle_ok = self.oracle_error is None and (self.oracle_reward is None or self.oracle_reward >= FULL_CREDIT_AT)
         return self.loaded and not self.findings and oracle_ok
 
 
@@ -101,11 +103,46 @@ def check_tasks(dirs: Sequence[Path], harbor: Path, *, timeout: float = 600) -> 
     return list(checks.values())
 
 
-def _run(command: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+def run_oracle(checks: Sequence[TaskCheck], harbor: Path, jobs_dir: Path, *, environment: str | None = None,
+               timeout: float = 3600) -> None:  # fmt: skip
+    """Harbor's oracle agent on every loaded task, one trial each, through `harbor run` (its docker
+    environment, or `environment`, an import path `module:Class` given to `-e`); fills each check's
+    `oracle_reward` or `oracle_error`."""
+    runnable = [c for c in checks if c.loaded and c.name]
+    if not runnable:
+        return
+    jobs_dir.mkdir(parents=True, exist_ok=True)
+    config = jobs_dir / "oracle.config.json"
+    config.write_text(json.dumps({"tasks": [{"path": str(c.path.resolve())} for c in runnable]}))
+    command = [str(harbor), "run", "-c", str(config), "-a", "oracle", "-o", str(jobs_dir), "--job-name", "oracle",
+               "-n", "1", "-y", "-q", *(["-e", environment] if environment else [])]  # fmt: skip
+    done = _run(command, timeout, ok=None)
+    rewards = read_trials(jobs_dir / "oracle")
+    for check in runnable:
+        reward, error = rewards.get(str(check.name), (None, None))
+        check.oracle_reward, check.oracle_error = reward, error
+        if reward is None and error is None:
+            check.oracle_error = f"no trial (harbor run exited {done.returncode}): {done.stderr[-500:]}"
+
+
+def read_trials(job_dir: Path) -> dict[str, tuple[float | None, str | None]]:
+    """(reward, error) of every trial of a `harbor run` job folder, by `[task].name`."""
+    found: dict[str, tuple[float | None, str | None]] = {}
+    for result_file in sorted(job_dir.glob("*/result.json")):
+        result = json.loads(result_file.read_text())
+        rewards = (result.get("verifier_result") or {}).get("rewards") or {}
+        exception = result.get("exception_info")
+        error = f"{exception.get('exception_type')}: {exception.get('exception_message')}" if exception else None
+        reward = rewards.get("reward")
+        found[str(result.get("task_name"))] = (float(reward) if isinstance(reward, int | float) else None, error)
+    return found
+
+
+def _run(command: list[str], timeout: float, ok: tuple[int, ...] | None = (0, 1)) -> subprocess.CompletedProcess[str]:
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise HarborNotFound(f"{command[0]} failed: {exc}") from exc
-    if done.returncode not in (0, 1):
+    if ok is not None and done.returncode not in ok:
         raise HarborNotFound(f"{' '.join(command[:2])} exited {done.returncode}: {done.stderr[-2000:]}")
     return done

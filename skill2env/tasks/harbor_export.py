@@ -47,9 +47,9 @@ EXPORT_KEY = "export"
 VERSION_LENGTH = 12
 VERIFIER_DOCKERFILE = "tests/Dockerfile"
 DETAILS_FILE = "results.json"
-_FROM_BASE = re.compile(rf"^FROM\s+{re.escape(BASE_IMAGE_REPOSITORY)}(?::[\w.-]+|@sha256:[0-9a-f]{{64}})?\s*$",
+_FROM_BASE = re.compile(rf"^FROM\s+{re.escape(BASE_IMAGE_REPOSITORY)}(?::[\w.-]+|@sha256:[0-9a-f]{{64}})?[ \t]*$",
                         re.MULTILINE | re.IGNORECASE)  # fmt: skip
-_COPY_WORKSPACE = re.compile(r"^COPY\s+(?:--chown=\S+\s+)?workspace/\s+(\S+)\s*$", re.MULTILINE)
+_COPY_WORKSPACE = re.compile(r"^COPY[ \t]+(?:--chown=\S+[ \t]+)?workspace/[ \t]+(\S+)[ \t]*$", re.MULTILINE)
 
 
 class HarborExportError(ValueError):

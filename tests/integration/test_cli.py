@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from harbor_client import HARBOR_BIN
+from harbor_tasks import tree
 from skill_trees import small_tree
 
 from skill2env.cli import main
@@ -69,6 +71,23 @@ def test_run_catalogs_the_bundled_examples_and_prints_the_funnel(runner: CliRunn
         {"min_reward": 0.0},
     ).rows()
     assert tainted == []
+    # The accepted tasks export as Harbor tasks: one folder per distinct version, each loading in Harbor
+    # itself and lint-clean, and export → import → export gives the same bytes.
+    versions = lake.query("SELECT count(DISTINCT task_digest) FROM accepted_tasks").item()
+    out, again = tmp_path / "harbor", tmp_path / "harbor-again"
+    exported = runner.invoke(main, ["export", "harbor", "--out", str(out), "--status", "accepted"])
+    assert exported.exit_code == 0, exported.output
+    assert len(list(out.iterdir())) == versions >= examples
+    checked = runner.invoke(main, ["export", "harbor", "--check", str(out), "--harbor", str(HARBOR_BIN)])
+    assert checked.exit_code == 0, checked.output
+    assert f"{versions} of {versions} task(s) load in Harbor and are lint-clean" in " ".join(checked.output.split())
+    other_home = tmp_path / "other-home"
+    imported = runner.invoke(main, ["import", "harbor", str(out), "--home", str(other_home)])
+    assert imported.exit_code == 0, imported.output
+    reexported = runner.invoke(main, ["export", "harbor", "--out", str(again), "--status", "all",
+                                      "--home", str(other_home)])  # fmt: skip
+    assert reexported.exit_code == 0, reexported.output
+    assert tree(again) == tree(out)
 
 
 def test_catalog_then_query_as_csv_and_json(runner: CliRunner, tmp_path: Path) -> None:

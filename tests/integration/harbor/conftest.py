@@ -1,5 +1,5 @@
-"""World-kit tasks exported for Harbor, built without a lake: a kit's draft written as a stored task
-(`write_task_dir`), then rewritten by the exporter's own `harbor_task_files` into its export folder."""
+"""World-kit tasks exported for Harbor, built without a lake: a kit's draft put into a task store
+(`TaskStore.put_draft`), then exported by the exporter itself (`export_tasks`, one folder per version)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from skill2env.kits import KITS
 from skill2env.tasks.blueprint import SkillRef
-from skill2env.tasks.harbor import task_digest, write_task_dir
-from skill2env.tasks.harbor_export import ExportIdentity, export_folder, harbor_task_files, read_files
+from skill2env.tasks.export import by_task_version, export_tasks
+from skill2env.tasks.store import TaskStore
 
 EXPORTED_KITS = ("billing", "cleanroom", "incident", "configaudit")
 SEED = 1
@@ -25,18 +25,12 @@ def export_kit_task(kit_name: str, root: Path) -> Path:
     if not skill.is_dir():
         skill.mkdir(parents=True)
         (skill / "SKILL.md").write_text("---\nname: demo\ndescription: A demo skill.\n---\n# Demo\n")
-    stored = root / "stored" / kit_name
-    write_task_dir(draft, stored, skill_dir=skill)
-    identity = ExportIdentity(task_name=draft.blueprint.task_name, task_digest=task_digest(stored))
-    files = harbor_task_files(read_files(stored), identity)
-    target = root / "export" / export_folder(files, identity)
-    for name, data in sorted(files.items()):
-        path = target / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        executable = name.endswith(".sh") or bool((stored / name).exists() and (stored / name).stat().st_mode & 0o111)
-        path.chmod(0o755 if executable else 0o644)
-    return target
+    store = TaskStore(root / "home")
+    stored = store.put_draft(draft, skill_dir=skill)
+    row = {"task_id": f"{draft.blueprint.task_name}-i0", "task_name": draft.blueprint.task_name, "iteration": 0,
+           "task_digest": stored.digest, "store_path": stored.relative_path}  # fmt: skip
+    [exported] = export_tasks([row], store, root / "export", folder=by_task_version)
+    return exported.path
 
 
 @pytest.fixture(scope="session")

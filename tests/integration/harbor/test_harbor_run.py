@@ -12,8 +12,19 @@ import json
 from pathlib import Path
 
 import pytest
-from harbor_client import harbor_cli, harbor_python, require_compose, run_harbor_oracle, run_harbor_script
+from click.testing import CliRunner
+from harbor_client import (
+    HARBOR_BIN,
+    LOCAL_ENVIRONMENT,
+    RUN_ENV,
+    harbor_cli,
+    harbor_python,
+    require_compose,
+    run_harbor_script,
+)
 from harbor_tasks import require_backend
+
+from skill2env.tasks.cli import export_group
 
 from .conftest import EXPORTED_KITS
 
@@ -95,10 +106,19 @@ def test_every_export_loads_in_harbor_and_lints_clean(kit_exports: dict[str, Pat
 @pytest.mark.timeout(RUN_TIMEOUT * len(EXPORTED_KITS))
 def test_harbor_oracle_scores_full_marks_on_kit_exports(harbor_engine: None, kit_exports: dict[str, Path],
                                                          tmp_path: Path) -> None:  # fmt: skip
-    loaded = harbor_python(LOAD_TASK, *kit_exports.values())
-    names = {loaded[str(path)]["name"]: kit for kit, path in kit_exports.items()}
-    scores = run_harbor_oracle(list(kit_exports.values()), tmp_path / "jobs")
-    assert {names[task]: score for task, score in scores.items()} == dict.fromkeys(kit_exports, 1.0)
+    # Through `skill2env export harbor --check --run-oracle`, the command a user runs on an export.
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    for path in kit_exports.values():
+        (folder / path.name).symlink_to(path)
+    result = CliRunner().invoke(export_group, ["harbor", "--check", str(folder), "--run-oracle", "--harbor",
+                                               str(HARBOR_BIN), "--harbor-env", LOCAL_ENVIRONMENT],
+                                env=RUN_ENV, catch_exceptions=False)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    n = len(kit_exports)
+    assert f"{n} of {n} task(s) load in Harbor, are lint-clean and score 1 with its oracle agent" in output
+    assert output.count("1.00") >= n
 
 
 @pytest.mark.docker

@@ -70,7 +70,7 @@ def test_the_export_carries_its_whole_verifier_and_runs_it_in_a_separate_environ
     assert files["tests/Dockerfile"].decode().splitlines()[:2] == [f"FROM {tag}", "COPY . /tests/"]
     agent_image = files["environment/Dockerfile"].decode()
     assert agent_image.startswith(f"FROM {tag}\n")
-    assert "COPY --chown=agent:agent workspace/ /workspace/" in agent_image
+    assert "COPY --chown=agent:agent workspace/ /workspace/\n" in agent_image and agent_image.endswith("\n")
     # Nothing of the tests or the solution reaches the agent's image.
     assert "tests" not in agent_image and "solution" not in agent_image
 

@@ -4,12 +4,15 @@ The build appends a short epilogue to the task's Dockerfile. The workspace (its 
 is handed to the agent user, because a sandbox drops every capability and even its root could
 not take ownership later. And a copy of it is kept as the seed: a sandbox mounts a size-limited
 tmpfs volume over the workspace, and Docker copies an image's files into a fresh volume only
-for disk-backed ones, so the sandbox copies the seed in itself.
+for disk-backed ones, so the sandbox copies the seed in itself. A `FROM` image that is not on the
+engine (an imported task's public image: nothing can be pulled here) is replaced by the base image,
+with a warning.
 """
 
 from __future__ import annotations
 
 import io
+import logging
 import tarfile
 from collections.abc import Callable
 
@@ -26,6 +29,7 @@ BASE_IMAGE_LABEL = "org.skill2env.base-image"
 GENERATED_DOCKERFILE = "Dockerfile.skill2env"
 WORKSPACE_SEED = "/opt/skill2env/workspace-seed"
 BUILD_LOG_TAIL = 40
+logger = logging.getLogger(__name__)
 
 Log = Callable[[str], None]
 
@@ -57,7 +61,7 @@ def ensure_task_image(client: docker.DockerClient, task: TaskDir, *, log: Log | 
     labels = {ENV_DIGEST_LABEL: task.environment_digest, BASE_IMAGE_LABEL: base_id}
     try:
         client.images.build(
-            fileobj=_build_context(task),
+            fileobj=_build_context(task, client),
             custom_context=True,
             dockerfile=GENERATED_DOCKERFILE,
             tag=tag,
@@ -93,8 +97,43 @@ def _cached(client: docker.DockerClient, tag: str, digest: str, base_id: str) ->
     return labels.get(ENV_DIGEST_LABEL) == digest and labels.get(BASE_IMAGE_LABEL) == base_id
 
 
-def _build_context(task: TaskDir) -> io.BytesIO:
+def stand_in_base(dockerfile: str, present: Callable[[str], bool]) -> tuple[str, list[str]]:
+    """`dockerfile` with every `FROM` image that is not `present` (and not an earlier stage) replaced by
+    the base image (nothing can be pulled here), and the images replaced."""
+    stages: set[str] = set()
+    replaced: list[str] = []
+    lines = []
+    for line in dockerfile.splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[0].upper() == "FROM":
+            image = next((w for w in words[1:] if not w.startswith("--")), "")
+            if image and image.lower() not in stages and not present(image):
+                replaced.append(image)
+                line = line.replace(image, BASE_IMAGE, 1)
+            if len(words) >= 4 and words[-2].upper() == "AS":
+                stages.add(words[-1].lower())
+        lines.append(line)
+    return "\n".join(lines) + "\n", replaced
+
+
+def _present(client: docker.DockerClient) -> Callable[[str], bool]:
+    def present(image: str) -> bool:
+        try:
+            client.images.get(image)
+        except (ImageNotFound, APIError):
+            return False
+        return True
+
+    return present
+
+
+def _build_context(task: TaskDir, client: docker.DockerClient | None = None) -> io.BytesIO:
     dockerfile = task.dockerfile.read_text()
+    if client is not None:
+        dockerfile, replaced = stand_in_base(dockerfile, _present(client))
+        if replaced:
+            logger.warning("%s: FROM %s is not on this engine and cannot be pulled: the base image %s stands in",
+                           task.name, ", ".join(replaced), BASE_IMAGE)  # fmt: skip
     epilogue = (
         "\n# skill2env: the workspace belongs to the agent user (a sandbox has no CAP_CHOWN later)\n"
         "USER root\n"

@@ -6,8 +6,14 @@ import tarfile
 
 from harbor_tasks import LOG_TRIAGE, fixture_task
 
-from skill2env.sandbox.base_image import BaseImageRecipe
-from skill2env.sandbox.images import GENERATED_DOCKERFILE, WORKSPACE_SEED, _build_context, task_image_tag
+from skill2env.sandbox.base_image import BASE_IMAGE, BaseImageRecipe
+from skill2env.sandbox.images import (
+    GENERATED_DOCKERFILE,
+    WORKSPACE_SEED,
+    _build_context,
+    stand_in_base,
+    task_image_tag,
+)
 
 
 def test_the_recipe_digest_is_stable_and_follows_every_field() -> None:
@@ -45,3 +51,21 @@ def test_the_task_image_is_tagged_by_the_environment_digest() -> None:
     task = fixture_task(LOG_TRIAGE)
 
     assert task_image_tag(task) == f"skill2env-task:{task.environment_digest[:16]}"
+
+
+def test_an_image_that_is_not_on_the_engine_is_replaced_by_the_base_image() -> None:
+    dockerfile = (
+        "FROM --platform=linux/amd64 python:3.12-slim AS build\nRUN true\n"
+        "FROM build\nFROM skill2env-base:abc\nCOPY workspace/ /workspace/\n"
+    )
+
+    written, replaced = stand_in_base(dockerfile, lambda image: image.startswith("skill2env-base"))
+
+    assert replaced == ["python:3.12-slim"]
+    assert written.splitlines() == [
+        f"FROM --platform=linux/amd64 {BASE_IMAGE} AS build",
+        "RUN true",
+        "FROM build",  # an earlier stage, never an image to pull
+        "FROM skill2env-base:abc",
+        "COPY workspace/ /workspace/",
+    ]

@@ -120,7 +120,9 @@ def _check(folder: Path, harbor_path: Path | None, oracle: bool, environment: st
         table.add_row(check.path.name, loads, "\n".join(check.findings) or "clean", *([reward] if oracle else []))
     Console().print(table)
     bad = [c for c in checks if not c.ok or (oracle and c.oracle_reward is None)]
-    what = "load in Harbor, are lint-clean" + (" and score 1 with its oracle agent" if oracle else "")
+    what = "load in Harbor and are lint-clean"
+    if oracle:
+        what = "load in Harbor, are lint-clean and score 1 with its oracle agent"
     console.print(f"{len(checks) - len(bad)} of {len(checks)} task(s) {what}.")
     if bad:
         sys.exit(1)

@@ -34,6 +34,7 @@ from skill2env.formatting import markdown_table
 from skill2env.lake.lake import Lake, TableWrite
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.llm.errors import ModelNotConfigured
+from skill2env.thresholds import FULL_CREDIT_AT
 
 # A single-run backfill policy is how a partition range runs as one run; its "beta" label is noise for users.
 warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*backfill_policy.*")
@@ -249,7 +250,7 @@ def compo_rollouts(
                     "attempts": rollouts.height,
                     "infra_error": rollouts.filter(pl.col("status") == "infra_error").height,
                     "mean_reward": round(sum(rewards) / len(rewards), 4) if rewards else None,
-                    "full_credit": sum(r >= 0.999 for r in rewards),
+                    "full_credit": sum(r >= FULL_CREDIT_AT for r in rewards),
                     "sft_examples": examples.height,
                 }
             )

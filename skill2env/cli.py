@@ -33,6 +33,7 @@ from skill2env.home import (
 from skill2env.lake.lake import Lake, LakeError
 from skill2env.sandbox.cli import sandbox
 from skill2env.tasks.cli import export_group, import_group
+from skill2env.thresholds import SFT_MIN_REWARD
 from skill2env.validation.cli import validate_command
 
 FUNNEL_STAGES = ("found", "parsed", "practical", "compatible", "feasible", "safe", "curated")
@@ -148,7 +149,8 @@ def run(
     _print_frame_titled("Hardening curve (paired tasks, all domains)",
                         outcome.hardening_curve.filter(pl.col("domain") == "*"))  # fmt: skip
     console.print(
-        f"SFT examples (reward > 0.9): [bold]{outcome.sft_examples}[/bold] in {resolved.root / 'exports/sft'}"
+        f"SFT examples (reward > {SFT_MIN_REWARD}): [bold]{outcome.sft_examples}[/bold] "
+        f"in {resolved.root / 'exports/sft'}"
     )
     rl_dir = resolved.root / "exports/rl"
     console.print(f"RL environments: [bold]{outcome.rl_tasks}[/bold] task directories in {rl_dir}")

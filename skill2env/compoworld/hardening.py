@@ -44,8 +44,8 @@ from skill2env.compoworld.walks import Walk, edge_weight
 from skill2env.compoworld.world import World
 from skill2env.compoworld.world_model import RecordedWorldModel, WorldModel
 from skill2env.rubric.models import CheckSpec, Method, Rubric, RubricItem
+from skill2env.thresholds import HARDEN_ABOVE
 
-HARDEN_ABOVE = 0.7
 MAX_CHAIN = 10
 MAX_DISTRACTORS = 3
 EXTEND_TRIES = 8

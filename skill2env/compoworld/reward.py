@@ -9,8 +9,9 @@ attempt g scoring q_gc ∈ [0, 1] on item c:
     reward            r_g  = Σ_c ŵ_c · q_gc
     advantage         A_g  = (r_g − mean(r)) / std(r)      (0 when every r_g is equal)
 
-ε (`floor`, default 0.1) keeps items every attempt passes in the reward with a small weight, so
-regressing on them still costs; α (`power`, default 1) sets how sharply hard items are favoured.
+ε (`floor`, default `thresholds.PASS_RATE_FLOOR`, 0.1) keeps items every attempt passes in the
+reward with a small weight, so regressing on them still costs; α (`power`, default 1) sets how
+sharply hard items are favoured.
 When every item has the same pass rate, ŵ = w and the reward is the rubric's own score. The
 reward depends on nothing but the group's item scores (and the rubric's static weights; without
 them every item starts equal): no history, no other groups.
@@ -22,7 +23,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-DEFAULT_FLOOR = 0.1
+from skill2env.thresholds import PASS_RATE_FLOOR
+
 DEFAULT_POWER = 1.0
 
 
@@ -55,7 +57,7 @@ def group_reward(
     scores: Sequence[Mapping[str, float]],
     base_weights: Mapping[str, float] | None = None,
     *,
-    floor: float = DEFAULT_FLOOR,
+    floor: float = PASS_RATE_FLOOR,
     power: float = DEFAULT_POWER,
 ) -> GroupReward:
     """The rewards of a group of attempts (see the module docstring for the formula).

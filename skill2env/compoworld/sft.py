@@ -8,7 +8,7 @@ the rubric score and the tool-call counts, per meta-tool and in all. `metadata` 
 one JSON object, for a JSONL line beside `messages` and `tools`.
 
 Only attempts that ended `completed` and were scored become rows; the `compo_sft` view keeps the
-ones above `SFT_MIN_REWARD`.
+ones above `thresholds.SFT_MIN_REWARD` (the macro `sft_min_reward()` in SQL).
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ from skill2env.compoworld.rollout import CompoAttempt, meta_tool_counts, service
 from skill2env.exports.chat import ExportError, chat_example
 
 SCHEMA_VERSION = 1
-SFT_MIN_REWARD = 0.9
-"""The paper keeps trajectories with r > 0.9; `sql/views/285_compo_sft.sql` says the same."""
 LIST = pl.List(pl.String())
 COMPO_SFT_SCHEMA = pl.Schema(
     {

@@ -39,14 +39,14 @@ from skill2env.compoworld.walks import MAX_LENGTH, MIN_LENGTH, Walk, walks
 from skill2env.compoworld.world import World
 from skill2env.compoworld.world_model import RecordedWorldModel, SimulationRecord, Simulator, WorldModel
 from skill2env.rubric.models import CheckSpec, Method, Rubric, RubricItem
+from skill2env.thresholds import FULL_CREDIT_AT, NOP_AT_MOST, PASS_THRESHOLD
 
 COMPO_TASK_SCHEMA_VERSION = 1
-NOP_MAX = 0.1
+NOP_MAX = NOP_AT_MOST
 """The same bound as the validation gate's `NOP_AT_MOST`: a task generated here passes that gate."""
-PARTIAL_MAX = 0.7
+PARTIAL_MAX = PASS_THRESHOLD
+"""The first half of the oracle scores below a rubric's default pass threshold."""
 BIND_ATTEMPTS = 6
-TASK_PASS_THRESHOLD = 0.999
-"""A CompoTask is solved only when every check holds."""
 
 
 class Action(BaseModel):
@@ -233,7 +233,8 @@ def _rubric(items: list[tuple[int, str, CheckSpec, str]], length: int) -> Rubric
             )
         )
     summary = f"{len(rubric_items)} checks over {length} steps; later steps weigh more"
-    return Rubric(items=rubric_items, pass_threshold=TASK_PASS_THRESHOLD, summary=summary)
+    # A CompoTask is solved only when every check holds.
+    return Rubric(items=rubric_items, pass_threshold=FULL_CREDIT_AT, summary=summary)
 
 
 def _tags(specs: Sequence[ToolSpec], links: Sequence[Link], reports: bool) -> list[str]:

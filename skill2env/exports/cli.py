@@ -24,8 +24,8 @@ from skill2env.lake.sqlfiles import load_sql
 from skill2env.tasks.cli import export_group, home_option
 from skill2env.tasks.export import ExportError
 from skill2env.tasks.store import TaskStore
+from skill2env.thresholds import SFT_MIN_REWARD
 
-DEFAULT_MIN_REWARD = 0.9
 console = Console(stderr=True)
 
 
@@ -40,7 +40,7 @@ def _existing_lake(home: Path | None) -> tuple[Home, Lake]:
 
 @export_group.command("sft")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="File to write.")
-@click.option("--min-reward", type=float, default=DEFAULT_MIN_REWARD, show_default=True,
+@click.option("--min-reward", type=float, default=SFT_MIN_REWARD, show_default=True,
               help="Keep rollouts whose reward exceeds this.")  # fmt: skip
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True,
               help="jsonl: OpenAI chat lines; parquet: messages and tools as JSON text (TRL / datasets).")  # fmt: skip

@@ -6,8 +6,9 @@
     out/rollouts.parquet            one row per verified attempt at an exported task: its reward, and
     out/rollouts.csv                whether its trajectory was flagged (`rollout_flags`), by which rules
 
-The weights are the `item_pass_rates` view's: w'_c ∝ w_c · (1 − p_c + 0.1), normalised per group of
-attempts, so items the group rarely passes count more (CompoWorld's low-pass-rate up-weighting).
+The weights are the `item_pass_rates` view's: w'_c ∝ w_c · (1 − p_c + ε) with
+ε = `thresholds.PASS_RATE_FLOOR` (0.1), normalised per group of attempts, so items the group rarely
+passes count more (CompoWorld's low-pass-rate up-weighting).
 Flagged attempts still count in the pass rates (the verifier scored them); `flagged_attempts` says how
 many of a group's were, and `rollouts.*` which ones.
 """

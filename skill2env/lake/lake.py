@@ -24,6 +24,7 @@ import duckdb
 import polars as pl
 
 from skill2env.lake.sqlfiles import SQL_DIR, load_sql, ordered_statements
+from skill2env.thresholds import sql_macros
 
 VERSIONED_TABLES = frozenset(
     p.name[len("insert_") : -len("_versions.sql")] for p in SQL_DIR.glob("dml/insert_*_versions.sql")
@@ -205,18 +206,28 @@ def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
     current = con.execute("SELECT digest FROM lake_schema ORDER BY applied_at DESC LIMIT 1").fetchall()
     if current and current[0][0] == digest:
         return
-    for _, statement in ordered_statements("ddl"):
-        con.execute(statement)
-    for _, statement in ordered_statements("views"):
+    for statement in schema_statements():
         con.execute(statement)
     con.execute("INSERT INTO lake_schema VALUES ($digest, now())", {"digest": digest})
 
 
+def threshold_macros() -> list[str]:
+    """`CREATE OR REPLACE MACRO full_credit_at() AS …`, one per threshold in `skill2env.thresholds`:
+    views cannot take parameters, so the constants reach them as macros written from Python."""
+    return [f"CREATE OR REPLACE MACRO {name}() AS CAST({value!r} AS DOUBLE)" for name, value in sql_macros().items()]
+
+
+def schema_statements() -> list[str]:
+    """The tables, then the threshold macros, then the views: in the order they are applied."""
+    ddl = [statement for _, statement in ordered_statements("ddl")]
+    views = [statement for _, statement in ordered_statements("views")]
+    return [*ddl, *threshold_macros(), *views]
+
+
 @cache
 def schema_digest() -> str:
-    """sha256 of every DDL and view statement, in the order they are applied."""
-    text = "\0".join(statement for folder in ("ddl", "views") for _, statement in ordered_statements(folder))
-    return hashlib.sha256(text.encode()).hexdigest()
+    """sha256 of every statement `schema_statements` applies (a changed threshold re-applies the schema)."""
+    return hashlib.sha256("\0".join(schema_statements()).encode()).hexdigest()
 
 
 def _append(

@@ -1,6 +1,6 @@
 """The hardening stage after iteration k: trigger, diagnose, propose, rebuild — or carry the task on.
 
-* trigger: the solver group's mean reward > `threshold` (default 0.7), no infrastructure errors,
+* trigger: the solver group's mean reward > `threshold` (default `HARDEN_ABOVE`, 0.7), no infrastructure errors,
   and no challenge diagnosed as a task defect;
 * diagnosis: the diagnoser role's model when one is configured (`model_diagnosis`: verdicts with
   step references, a proposal, maybe a new pattern), else the rules (`diagnosis.diagnose`);
@@ -50,12 +50,12 @@ from skill2env.tasks.records import TaskRecord, TaskStatus, task_files_of, task_
 from skill2env.tasks.revise import AddChallenge, HardeningProposal, RevisionError, StrengthenChallenge, revise_blueprint
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import blueprints_frame, task_files_frame, tasks_frame
+from skill2env.thresholds import HARDEN_ABOVE
 from skill2env.validation.gates import Validation, validate_task
 from skill2env.validation.hack_probes.tables import hack_probes_frame
 from skill2env.validation.tables import validations_frame
 from skill2env.validation.tasks import task_rubric
 
-DEFAULT_THRESHOLD = 0.7
 _SEED = re.compile(r"-s(\d+)-i\d+$")
 
 HARDENING_ROUNDS_SCHEMA = pl.Schema(
@@ -124,7 +124,7 @@ def adaptive_threshold(lake: Lake, domain: str, iteration: int, percentile: floa
     mine = [r["mean_reward"] for r in rewards if r["domain"] == domain]
     pool = mine if len(mine) >= min_tasks else [r["mean_reward"] for r in rewards]
     if not pool:
-        return DEFAULT_THRESHOLD
+        return HARDEN_ABOVE
     ranked = sorted(pool)
     position = (len(ranked) - 1) * percentile / 100.0
     low, high = int(position), min(int(position) + 1, len(ranked) - 1)
@@ -140,7 +140,7 @@ def harden_stage(
     skills_root: Path,
     run_id: str,
     code_version: str,
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float = HARDEN_ABOVE,
     inclusive: bool = False,
     hardeners: Hardeners | None = None,
 ) -> HardeningStage:

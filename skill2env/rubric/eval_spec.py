@@ -22,7 +22,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from skill2env.rubric.models import (
-    DEFAULT_PASS_THRESHOLD,
     TASK_SCRIPT_CHECK,
     WEIGHT_TOLERANCE,
     CheckSpec,
@@ -30,6 +29,7 @@ from skill2env.rubric.models import (
     Rubric,
     RubricItem,
 )
+from skill2env.thresholds import PASS_THRESHOLD
 
 EVAL_SPEC_FILE = "eval_spec.json"
 ENTRY_KEYS = ("rubric", "items")
@@ -133,7 +133,7 @@ def rubric_from_eval_spec(spec: Mapping[str, Any], *, normalize_weights: bool = 
             )
         except ValidationError as exc:
             raise EvalSpecError(f"item {index} ({raw['id']!r}): {exc.errors()[0]['msg']}") from exc
-    threshold = spec.get("pass_threshold", DEFAULT_PASS_THRESHOLD)
+    threshold = spec.get("pass_threshold", PASS_THRESHOLD)
     if not isinstance(threshold, (int, float)) or isinstance(threshold, bool) or not 0 <= threshold <= 1:
         raise EvalSpecError(f"`pass_threshold` must be a number within [0, 1], not {threshold!r}")
     try:

@@ -30,7 +30,8 @@ score rests on, naming the file each comes from. A file cut by the verifier is m
 Answer with JSON: {"score": <number in [0, 1]>, "reasoning": "<why>",
 "evidence": [{"path": "<file>", "quote": "<verbatim span>"}]}."""
 JUDGE_PASS_Q = 0.5
-"""A judge item with q at least this is `passed` (its q, not the status, enters the reward)."""
+"""A judge item with q at least this is `passed` (its q, not the status, enters the reward). A copy of
+`skill2env.thresholds.JUDGE_PASS_Q`: this module ships alone with the verifier (a test keeps the two equal)."""
 JUDGE_SEED = 0
 """The seed of a single ask (the host's first repeat uses it too)."""
 MAX_REASONING_CHARS = 2000

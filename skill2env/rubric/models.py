@@ -12,10 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from skill2env.rubric.checks import safe_regex, spec_problems
 from skill2env.rubric.checks.text import FLAGS as TEXT_FLAGS
+from skill2env.thresholds import PASS_THRESHOLD
 
 RUBRIC_SCHEMA_VERSION = 1
 WEIGHT_TOLERANCE = 1e-6
-DEFAULT_PASS_THRESHOLD = 0.7
 RESERVED_ITEM_IDS = frozenset({"reward", "scored_weight"})
 """Keys of Harbor's reward.json besides the items' own."""
 TASK_SCRIPT_CHECK = "task_script"
@@ -68,7 +68,7 @@ class Rubric(BaseModel):
 
     schema_version: int = RUBRIC_SCHEMA_VERSION
     items: list[RubricItem] = Field(min_length=1)
-    pass_threshold: float = Field(default=DEFAULT_PASS_THRESHOLD, ge=0, le=1)
+    pass_threshold: float = Field(default=PASS_THRESHOLD, ge=0, le=1)
     summary: str = ""
 
     @model_validator(mode="after")

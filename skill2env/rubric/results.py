@@ -20,12 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from skill2env.rubric.checks import weighted_reward
 from skill2env.rubric.models import Method, Rubric, RubricItem
+from skill2env.thresholds import FULL_CREDIT_AT, JUDGE_PASS_Q
 
 RESULT_SCHEMA_VERSION = 1
-FULL_CREDIT_AT = 0.999
-"""An attempt whose complete reward reaches this solved the task (float slack below 1.0)."""
-JUDGE_PASS_Q = 0.5
-"""A judge item with q at least this is `passed` (its q, not the status, enters the reward)."""
 
 
 class ItemStatus(StrEnum):

@@ -136,7 +136,8 @@ TASK_SCRIPT_CHECK = "task_script"
 RESERVED_KEYS = ("reward", "scored_weight")
 """Names no rubric item may take (the rubric model refuses them): reward.json's key and the results' own."""
 FULL_CREDIT_AT = 0.999
-"""A complete attempt whose reward reaches this solved the task (float slack below 1.0)."""
+"""A complete attempt whose reward reaches this solved the task (float slack below 1.0). A copy of
+`skill2env.thresholds.FULL_CREDIT_AT`: this program runs alone (a test keeps the two equal)."""
 NO_JUDGE_FLAG = "--no-judge"
 JUDGE_BASE_URL_ENV = "SKILL2ENV_LLM_JUDGE_BASE_URL"
 JUDGE_MODEL_ENV = "SKILL2ENV_LLM_JUDGE_MODEL"

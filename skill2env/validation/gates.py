@@ -1,8 +1,8 @@
 """The gates a built task must pass before anyone trains on it.
 
-* `oracle`: the reference solution scores ≥ 0.99 on the deterministic items (the evaluator
+* `oracle`: the reference solution scores ≥ `ORACLE_AT_LEAST` (0.99) on the deterministic items (the evaluator
   accepts a correct answer);
-* `nop`: doing nothing scores ≤ 0.1 (the evaluator is not satisfied by the initial workspace);
+* `nop`: doing nothing scores ≤ `NOP_AT_MOST` (0.1) (the evaluator is not satisfied by the initial workspace);
 * `partial`: the first half of the reference solution scores below the pass threshold (partial
   work is not full credit);
 * `leak`: no author-only value or inferable conclusion of the blueprint appears in what the agent
@@ -41,17 +41,14 @@ from skill2env.sandbox.base import ExecResult, Sandbox, SandboxLimits
 from skill2env.sandbox.policies import NopPolicy, OraclePolicy, PartialPolicy, ScriptedPolicy, run_scripted_rollout
 from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.blueprint import Blueprint
+from skill2env.thresholds import JUDGE_NOP_AT_MOST, JUDGE_ORACLE_AT_LEAST, NOP_AT_MOST, ORACLE_AT_LEAST
 from skill2env.validation.leaks import stored_task_leaks
 
 if TYPE_CHECKING:
     from skill2env.validation.hack_probes import ProbeOutcome
     from skill2env.validation.red_team import RedTeam
 
-ORACLE_AT_LEAST = 0.99
 NO_SOLUTION = "the task has no solution/solve.sh (no reference solution)"
-NOP_AT_MOST = 0.1
-JUDGE_ORACLE_AT_LEAST = 0.7
-JUDGE_NOP_AT_MOST = 0.3
 
 
 class Gate(StrEnum):

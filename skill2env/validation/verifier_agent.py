@@ -37,12 +37,13 @@ from skill2env.llm.prompts import Prompt, render
 from skill2env.llm.session import LlmSession
 from skill2env.patterns.models import InformationLevel
 from skill2env.rubric.models import Method, Rubric, RubricItem
-from skill2env.rubric.results import JUDGE_PASS_Q, ItemResult, ItemStatus
+from skill2env.rubric.results import ItemResult, ItemStatus
 from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.blueprint import Blueprint, Fact
 from skill2env.tasks.checks import FILE_PARAMS, check_discoverable_facts, read_workspace
 from skill2env.tasks.documents import Extracted, file_format
 from skill2env.tasks.normalize import Haystack, Needle, ValueKind, find, needle, same_value
+from skill2env.thresholds import JUDGE_PASS_Q
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ CREATE TABLE IF NOT EXISTS rubric_scores_versions (
     reward DOUBLE,                         -- Σ w·q over every item, unscored items counting 0
     raw_reward DOUBLE,
     scored_weight DOUBLE,
-    full_credit BOOLEAN,                   -- complete and reward >= 0.999 (an incomplete attempt never is)
+    full_credit BOOLEAN,                   -- complete and reward >= FULL_CREDIT_AT (an incomplete attempt never is)
     flags VARCHAR[],                       -- unscored | item_errors | incomplete
     item_id VARCHAR,
     method VARCHAR,                        -- deterministic | llm_judge

@@ -205,6 +205,11 @@ def test_the_stdlib_side_agrees_with_the_host_on_scoring_constants() -> None:
     assert verify_main.FULL_CREDIT_AT == FULL_CREDIT_AT
     assert judge_prompt.JUDGE_PASS_Q == JUDGE_PASS_Q
     assert verify_main.NO_JUDGE_FLAG == bundle.NO_JUDGE_FLAG
+    # The stdlib-only copies (shipped alone into sandboxes) hold the thresholds module's values.
+    from skill2env import thresholds
+
+    assert verify_main.FULL_CREDIT_AT == thresholds.FULL_CREDIT_AT
+    assert judge_prompt.JUDGE_PASS_Q == thresholds.JUDGE_PASS_Q
 
 
 def test_the_hosts_command_never_lets_the_verifier_ask_a_judge() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import dagster as dg
+import polars as pl
 
 from assets.partitions import domain_partitions
 from assets.progress import each_partition, progress_logger
@@ -21,10 +22,16 @@ from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.agent.markers import AttemptLog
 from skill2env.agent.rollout import RolloutRunner
-from skill2env.exports.plots import hardening_curve_markdown
+from skill2env.exports.plots import (
+    METADATA_DPI,
+    hardening_curve_markdown,
+    markdown_image,
+    validation_funnel_png,
+)
 from skill2env.exports.sft import write_sft
 from skill2env.formatting import markdown_table
 from skill2env.home import DEFAULT_ITERATIONS, Home, default_skills_root
+from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.llm.errors import ModelNotConfigured
 from skill2env.pipeline.hardening import adaptive_threshold, harden_stage, session_hardeners
@@ -32,10 +39,10 @@ from skill2env.pipeline.policies import pipeline_policy, session_judge, session_
 from skill2env.pipeline.settings import resolve_backend
 from skill2env.pipeline.stages import RolloutStage, rollout_stage, stage_summary, validate_stage
 from skill2env.pipeline.verification import verify_failures_stage
-from skill2env.thresholds import SFT_MIN_REWARD
 from skill2env.validation.verifier_agent import model_verifier
 
 CODE_VERSION = "iterations-1"
+SFT_MIN_REWARD = 0.9
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*backfill_policy.*")
 
@@ -121,11 +128,7 @@ def validations_asset(iteration: int) -> dg.AssetsDefinition:
                 "accepted": sum(s.accepted for s in stages),
                 "backend": backend,
                 **{f"failed/{gate}": count for gate, count in sorted(failing.items())},
-                "funnel": dg.MetadataValue.md(
-                    markdown_table(
-                        store.query("SELECT * FROM validation_funnel WHERE iteration = $k", {"k": iteration})
-                    )
-                ),
+                **_funnels(store, iteration),
             }
         )
 
@@ -215,10 +218,38 @@ def rollouts_asset(iteration: int) -> dg.AssetsDefinition:
                 "full_credit_rate": summary["full_credit_rate"],
                 "infra_errors": int(summary["infra_errors"]),
                 "sft_examples": sum(s.sft_examples for s in stages),
+                **_hardening_curve(store),
             },
         )
 
     return rollouts
+
+
+def _funnels(store: Lake, iteration: int) -> dict[str, dg.MetadataValue]:
+    """The validation funnel (plot of every iteration so far, table of this one) and this iteration's
+    hack-probe funnel (all strategies, then each), for the validations asset's page."""
+    funnel = store.query("SELECT * FROM validation_funnel WHERE iteration <= $k", {"k": iteration})
+    probes = store.query(
+        "SELECT * FROM hack_probe_funnel WHERE iteration = $k "
+        "ORDER BY domain <> '*', domain, strategy <> '*', strategy",
+        {"k": iteration},
+    )
+    return {
+        "funnel": dg.MetadataValue.md(markdown_table(funnel.filter(pl.col("iteration") == iteration))),
+        "funnel_plot": dg.MetadataValue.md(
+            markdown_image(validation_funnel_png(funnel, dpi=METADATA_DPI), "Validation funnel")
+        ),
+        "hack_probe_funnel": dg.MetadataValue.md(markdown_table(probes, 40)),
+    }
+
+
+def _hardening_curve(store: Lake) -> dict[str, dg.MetadataValue]:
+    """The hardening curve so far (paired tasks), as a plot and as the all-domains table."""
+    curve = store.query("SELECT * FROM hardening_curve")
+    return {
+        "hardening_curve": dg.MetadataValue.md(hardening_curve_markdown(curve)),
+        "hardening_curve_table": dg.MetadataValue.md(markdown_table(curve.filter(pl.col("domain") == "*"))),
+    }
 
 
 def _mean_turns(stages: Sequence[RolloutStage]) -> float:
@@ -330,6 +361,7 @@ def hardening_asset(iteration: int) -> dg.AssetsDefinition:
                 "next_iteration_tasks": sum(len(s.children) for s in stages),
                 "diagnoser": hardeners.diagnoser.name if hardeners.diagnoser else "rules",
                 "grown_patterns": sum(len(s.additions) for s in stages),
+                **_hardening_curve(store),
             }
         )
 

@@ -18,20 +18,21 @@ import dagster as dg
 import polars as pl
 
 from assets.catalog import skill_catalog
+from assets.checks import asset_checks
 from assets.compoworld import compo_rollouts, compo_tasks, service_graph
 from assets.curation import curated_skills
-from assets.iterations import iteration_assets
+from assets.iterations import SFT_MIN_REWARD, iteration_assets
 from assets.partitions import DOMAIN_PARTITIONS_NAME
 from assets.patterns import pattern_library, pattern_selections
 from assets.progress import PARTITION_PREFIX
 from assets.rl_export import rl_environments_asset
 from assets.tasks import task_authoring
+from assets.versions import with_code_versions
 from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.home import DEFAULT_ITERATIONS, Home, activate_home, configured_iterations
 from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
-from skill2env.thresholds import SFT_MIN_REWARD
 
 catalog_job = dg.define_asset_job(
     "catalog_job",
@@ -92,6 +93,10 @@ class _ProgressHandler(logging.Handler):
             counts = [_count(name, value) for name, value in metadata.items() if _is_count(name, value)]
             summary = ", ".join(counts[:PROGRESS_COUNTS]) or "materialized"
             self._counts.setdefault(step, {})[event.asset_key.to_user_string()] = summary
+        elif event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
+            check = event.asset_check_evaluation_data
+            verdict = "passed" if check.passed else f"failed ({check.severity.value.lower()})"
+            self._counts.setdefault(step, {})[f"check {check.check_name}"] = verdict
         elif event.is_step_success or event.is_step_failure:
             seconds = time.monotonic() - self._started.pop(step, time.monotonic())
             done = "; ".join(f"{key}: {summary}" for key, summary in self._counts.pop(step, {}).items())
@@ -146,19 +151,21 @@ def build_definitions(home: str = "", iterations: int | None = None) -> dg.Defin
     hardening loop unrolled into `iterations` rounds (None: the home's setting, `configured_iterations`)."""
     if iterations is None:
         iterations = configured_iterations(Home.resolve(home or None))
+    assets = [
+        skill_catalog,
+        curated_skills,
+        pattern_library,
+        pattern_selections,
+        task_authoring,
+        *iteration_assets(iterations),
+        rl_environments_asset(iterations),
+        service_graph,
+        compo_tasks,
+        compo_rollouts,
+    ]
     return dg.Definitions(
-        assets=[
-            skill_catalog,
-            curated_skills,
-            pattern_library,
-            pattern_selections,
-            task_authoring,
-            *iteration_assets(iterations),
-            rl_environments_asset(iterations),
-            service_graph,
-            compo_tasks,
-            compo_rollouts,
-        ],
+        assets=with_code_versions(assets),
+        asset_checks=asset_checks(iterations),
         jobs=[catalog_job, curation_job, environments_job(iterations), exports_job],
         resources={"lake": LakeResource(home=home), "llm": LlmResource(home=home)},
         loggers={"console": dg.colored_console_logger, "progress": progress_forwarder},
@@ -179,7 +186,8 @@ class CatalogOutcome:
     domains: list[str]
     funnel: pl.DataFrame
     step_seconds: dict[str, float]
-    """Wall time of each Dagster step (`skill_catalog`, `curated_skills`)."""
+    """Wall time of each Dagster step that materialized assets (`skill_catalog`, `curated_skills`; not
+    the asset checks' steps)."""
 
 
 def run_catalog(
@@ -247,7 +255,7 @@ def _step_seconds(instance: dg.DagsterInstance, run_id: str) -> dict[str, float]
     return {
         stats.step_key: stats.end_time - stats.start_time
         for stats in instance.get_run_step_stats(run_id)
-        if stats.start_time is not None and stats.end_time is not None
+        if stats.start_time is not None and stats.end_time is not None and stats.materialization_events
     }
 
 

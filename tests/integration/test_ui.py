@@ -3,6 +3,7 @@ without alarming warnings, and a run launched from it succeeds."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -95,7 +96,8 @@ def ui(tmp_path: Path) -> Iterator[str]:
         wait_until_up(base, process)
         yield base
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):  # it may have exited on its own
+            os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=60)
         except subprocess.TimeoutExpired:

@@ -304,7 +304,7 @@ def _item(item_id: str, status: str = "failed", error: str | None = None) -> dic
             "q": 1.0 if status == "passed" else 0.0, "evidence": {"summary": "s"}, "error": error}  # fmt: skip
 
 
-SANDBOX = SimpleNamespace(backend="bwrap", rollout_id="r1")
+SANDBOX = SimpleNamespace(backend="bwrap", rollout_id="r1", mode="bwrap:image-rootfs")
 
 
 def test_the_host_keeps_a_batch_verdict_as_verify_in_sandbox_builds_it(tmp_path: Path) -> None:

@@ -39,10 +39,10 @@ from skill2env.pipeline.policies import pipeline_policy, session_judge, session_
 from skill2env.pipeline.settings import resolve_backend
 from skill2env.pipeline.stages import RolloutStage, rollout_stage, stage_summary, validate_stage
 from skill2env.pipeline.verification import verify_failures_stage
+from skill2env.thresholds import SFT_MIN_REWARD
 from skill2env.validation.verifier_agent import model_verifier
 
 CODE_VERSION = "iterations-1"
-SFT_MIN_REWARD = 0.9
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*backfill_policy.*")
 

@@ -21,7 +21,7 @@ from assets.catalog import skill_catalog
 from assets.checks import asset_checks
 from assets.compoworld import compo_rollouts, compo_tasks, service_graph
 from assets.curation import curated_skills
-from assets.iterations import SFT_MIN_REWARD, iteration_assets
+from assets.iterations import iteration_assets
 from assets.partitions import DOMAIN_PARTITIONS_NAME
 from assets.patterns import pattern_library, pattern_selections
 from assets.progress import PARTITION_PREFIX
@@ -33,6 +33,7 @@ from resources.llm import LlmResource
 from skill2env.home import DEFAULT_ITERATIONS, Home, activate_home, configured_iterations
 from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
+from skill2env.thresholds import SFT_MIN_REWARD
 
 catalog_job = dg.define_asset_job(
     "catalog_job",

@@ -86,8 +86,8 @@ def export_rl_command(out: Path, policy: str | None, home: Path | None) -> None:
         sys.exit(1)
     written = sum(1 for e in exported.tasks if e.written)
     console.print(
-        f"Exported {len(exported.tasks)} task(s) to {out / 'tasks'} ({written} written); pass rates of "
-        f"{exported.tasks_with_rates} of them ({exported.pass_rates.height} items) in {exported.parquet.name} "
+        f"Exported {len(exported.tasks)} task version(s) to {out / 'tasks'} ({written} written); pass rates of "
+        f"{exported.tasks_with_rates} task id(s) ({exported.pass_rates.height} items) in {exported.parquet.name} "
         f"and {exported.csv.name}; {exported.rollouts.height} attempt(s), "
         f"{exported.rollouts.filter(pl.col('flagged')).height} flagged, in {exported.rollouts_parquet.name}."
     )

@@ -1,6 +1,8 @@
 """The RL export: accepted Harbor task directories and the per-item pass rates of their groups of attempts.
 
-    out/tasks/<task_id>/            each accepted task not flagged as defective, byte for byte as stored
+    out/tasks/<name>-<version>/     each accepted task version not flagged as defective, as a Harbor task
+                                    (`tasks.export`): a task carried unchanged into the next iteration
+                                    is one folder, its task ids listed in its task.toml
     out/item_pass_rates.parquet     one row per (task, rubric item) — per policy when several rolled a task
     out/item_pass_rates.csv         the same table
     out/rollouts.parquet            one row per verified attempt at an exported task: its reward, and
@@ -23,7 +25,7 @@ import polars as pl
 
 from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
-from skill2env.tasks.export import Exported, export_tasks
+from skill2env.tasks.export import Exported, by_task_version, export_tasks
 from skill2env.tasks.store import TaskStore
 
 TASKS_DIR = "tasks"
@@ -55,8 +57,9 @@ class RlExport:
 
 
 def export_rl(lake: Lake, store: TaskStore, out: Path, *, policy: str | None = None) -> RlExport:
-    """Copy the accepted tasks not flagged as defective (by a hardening round or in `task_defects`, by id
-    or by content) to `out/tasks/<task_id>/` and write their item pass rates and their verified attempts
+    """Export the accepted tasks not flagged as defective (by a hardening round or in `task_defects`, by id
+    or by content) as Harbor tasks under `out/tasks/`, one folder per task version, and write their item
+    pass rates (per task id) and their verified attempts
     (of `policy`'s attempts, or every policy's; attempts whose trajectory is in `rollout_flags` marked) as
     Parquet and CSV beside them.
 
@@ -68,7 +71,7 @@ def export_rl(lake: Lake, store: TaskStore, out: Path, *, policy: str | None = N
         tasks = reader.query(load_sql("queries/rl_tasks"))
         rates = reader.query(load_sql("queries/rl_item_pass_rates"), {"policy": policy})
         attempts = reader.query(load_sql("queries/rl_rollouts"), {"policy": policy})
-    exported = export_tasks(tasks.to_dicts(), store, out / TASKS_DIR)
+    exported = export_tasks(task_versions(tasks).to_dicts(), store, out / TASKS_DIR, folder=by_task_version)
     of_task = tasks.select("task_id", "task_digest", "domain")
     rollouts = attempts.join(of_task, on="task_id", how="inner").select(ROLLOUT_COLUMNS)
     flagged = (
@@ -90,6 +93,23 @@ def export_rl(lake: Lake, store: TaskStore, out: Path, *, policy: str | None = N
     _replace(rollouts_parquet, rollouts.write_parquet)
     _replace(rollouts_csv, rollouts.write_csv)
     return RlExport(exported, table, parquet, csv, rollouts, rollouts_parquet, rollouts_csv)
+
+
+def task_versions(tasks: pl.DataFrame) -> pl.DataFrame:
+    """One row per distinct task version (`task_digest`): its first id, name and iteration, and every
+    id and iteration it had (Harbor would run two folders of one task as duplicate trials)."""
+    return (
+        tasks.sort("task_id")
+        .group_by("task_digest", maintain_order=True)
+        .agg(
+            pl.col("task_id").first(),
+            pl.col("task_name").first(),
+            pl.col("iteration").min(),
+            pl.col("store_path").first(),
+            pl.col("task_id").alias("task_ids"),
+            pl.col("iteration").unique().sort().alias("iterations"),
+        )
+    )
 
 
 def _replace(target: Path, write: Callable[[Path], object]) -> None:

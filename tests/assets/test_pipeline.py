@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import tomllib
 from typing import Any
 
 import polars as pl
@@ -107,7 +108,11 @@ def test_the_run_writes_the_rl_set(ran: tuple[Home, Lake]) -> None:
     home, lake = ran
     out = home.root / "exports" / "rl"
     accepted = set(lake.query("SELECT DISTINCT task_id FROM accepted_tasks").to_series().to_list())
-    assert {entry.name for entry in (out / "tasks").iterdir()} == accepted
+    versions = lake.query("SELECT count(DISTINCT task_digest) FROM accepted_tasks").item()
+    folders = list((out / "tasks").iterdir())
+    assert len(folders) == versions  # one folder per task version, listing every id it had
+    listed = [tomllib.loads((f / "task.toml").read_text())["metadata"]["skill2env"]["export"] for f in folders]
+    assert {task_id for record in listed for task_id in record["task_ids"]} == accepted
     rates = pl.read_parquet(out / "item_pass_rates.parquet")
     assert set(rates.get_column("task_id").to_list()) == accepted
     assert rates.group_by("task_id", "policy").agg(pl.col("rl_weight").sum()).get_column("rl_weight").round(

@@ -101,7 +101,8 @@ def test_rl_copies_accepted_sound_tasks_and_writes_pass_rates(home: Home, tmp_pa
     output = invoke(export_group, "rl", "--out", out, "--home", home.root)
 
     copied = sorted(p.name for p in (out / "tasks").iterdir())
-    assert copied == ["csv-aggregation-i0", "csv-aggregation-i1"]  # not defect-flagged, not rejected
+    # Not defect-flagged, not rejected; i1 carries i0 unchanged (one digest): one task version, one folder.
+    assert copied == ["csv-aggregation-i0"]
     assert tree(out / "tasks" / "csv-aggregation-i0") == tree(fixture_task(CSV_AGGREGATION).root)
     rates = pl.read_parquet(out / "item_pass_rates.parquet")
     assert rates.select("task_id", "item_id", "attempts", "passes", "pass_rate").rows() == [
@@ -119,7 +120,7 @@ def test_rl_copies_accepted_sound_tasks_and_writes_pass_rates(home: Home, tmp_pa
     with (out / "item_pass_rates.csv").open() as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == rates.height and rows[0]["task_digest"] == rates.item(0, "task_digest")
-    assert "Exported 2 task(s)" in output and "pass rates of 2 of them (4 items)" in output
+    assert "Exported 1 task version(s)" in output and "pass rates of 2 task id(s) (4 items)" in output
 
 
 def test_rl_again_rewrites_nothing_and_filters_by_policy(home: Home, tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from assets.iterations import stage_key
 from resources.lake import LakeResource
 from skill2env.formatting import markdown_table
 from skill2env.lake.sqlfiles import load_sql
+from skill2env.thresholds import SFT_MIN_REWARD
 
 MIN_ACCEPTANCE_RATE = 0.5
 MAX_HACK_REJECTION_RATE = 0.25
@@ -164,8 +165,6 @@ def unique_keys_check(asset: str) -> dg.AssetChecksDefinition:
     description="No exported SFT row comes from an incomplete rollout (an unscored item) or a flagged one.",
 )
 def sft_rows_check(lake: LakeResource) -> dg.AssetCheckResult:
-    from assets.iterations import SFT_MIN_REWARD
-
     exported = load_sql("queries/sft_candidates").rstrip().rstrip(";")
     rows = lake.lake().query(
         f"SELECT e.rollout_id, r.incomplete, e.rollout_id IN (SELECT rollout_id FROM rollout_flags) AS flagged "

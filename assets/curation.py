@@ -11,6 +11,7 @@ from resources.llm import LlmResource
 from skill2env.curation.lake_source import LakeSkillSource
 from skill2env.curation.model_curator import model_curator
 from skill2env.curation.partition import curate_partitions
+from skill2env.exports.plots import METADATA_DPI, curation_funnel_png, markdown_image
 from skill2env.formatting import markdown_table
 from skill2env.lake.lake import TableWrite
 from skill2env.lake.sqlfiles import load_sql
@@ -64,5 +65,8 @@ def curated_skills(
             "domains": len(domains),
             "curator": curator.name if curator else "rules-only",
             "funnel": dg.MetadataValue.md(markdown_table(funnel, 40)),
+            "funnel_plot": dg.MetadataValue.md(
+                markdown_image(curation_funnel_png(funnel, dpi=METADATA_DPI), "Curation funnel")
+            ),
         }
     )

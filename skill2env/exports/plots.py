@@ -84,6 +84,32 @@ def validation_funnel_png(funnel: pl.DataFrame, *, dpi: int = PNG_DPI) -> bytes:
     return _png(figure, dpi)
 
 
+CURATION_STAGES = ("found", "parsed", "practical", "compatible", "feasible", "safe", "curated")
+
+
+def curation_funnel_png(funnel: pl.DataFrame, *, dpi: int = PNG_DPI) -> bytes:
+    """The `curation_funnel` view (or its rows for some domains): skills left after each criterion,
+    all domains' bars (domain '*', or the sum of the rows given) with each domain's share stacked."""
+    figure = _figure(width=9.0, height=4.2)
+    ax: Axes = figure.subplots()
+    domains = funnel.filter(pl.col("domain") != ALL_DOMAINS).sort("domain") if funnel.height else funnel
+    stages = [s for s in CURATION_STAGES if s in funnel.columns]
+    bottoms = [0.0] * len(stages)
+    palette = _palette()
+    for index, row in enumerate(domains.iter_rows(named=True)):
+        values = [float(row[s] or 0) for s in stages]
+        ax.bar(range(len(stages)), values, bottom=bottoms, color=palette(index % 20), label=row["domain"])
+        bottoms = [b + v for b, v in zip(bottoms, values, strict=True)]
+    ax.set_xticks(range(len(stages)), stages)
+    if domains.is_empty():
+        ax.text(0.5, 0.5, "no skills cataloged yet", ha="center", va="center", transform=ax.transAxes)
+    elif domains.height <= 20:
+        ax.legend(fontsize=7, frameon=False, loc="upper right")
+    _decorate(ax, "Curation funnel: skills left after each criterion, by domain", None)
+    ax.xaxis.grid(visible=False)
+    return _png(figure, dpi)
+
+
 def markdown_image(png: bytes, alt: str) -> str:
     """A Markdown image holding the PNG itself (a base64 data URI), e.g. for `MetadataValue.md`."""
     return f"![{alt}](data:image/png;base64,{base64.b64encode(png).decode('ascii')})"

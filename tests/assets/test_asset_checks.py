@@ -59,6 +59,8 @@ def test_unique_key_checks_pass_on_a_cataloged_and_curated_partition(home: Home,
     )
 
     assert curated.success
+    (materialization,) = curated.asset_materializations_for_node("curated_skills")
+    assert materialization.metadata["funnel_plot"].value.startswith("![Curation funnel](data:image/png;base64,")
     for result, asset in ((cataloged, "skills"), (curated, "curated_skills")):
         check = evaluations(result)["unique_keys"]
         assert check.asset_key == dg.AssetKey(asset)

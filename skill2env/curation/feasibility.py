@@ -113,6 +113,24 @@ _BENIGN_HOST = re.compile(
     r"googleapis\.com|readthedocs\.io)$|^(?:your|my)[\w-]*\.|yourdomain|your-|\{|\$",
     re.IGNORECASE,
 )
+# Live outside data, as a skill's description says it: fetching, searching or watching what a
+# remote service publishes now. Task containers run without network, so such a skill has nothing to do.
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+_RETRIEVAL = re.compile(
+    r"\b(?:search(?:es|ing)?|fetch(?:es|ing)?|quer(?:y|ies|ying)|look(?:s|ing)?\s+up|monitors?|watch(?:es)?"
+    r"|polls?|scrap(?:e|es|ing)|download(?:s|ing)?|retriev(?:e|es|ing))\b",
+    re.IGNORECASE,
+)
+_RETRIEVAL_NEEDLES = ("search", "fetch", "quer", "look", "monitor", "watch", "poll", "scrap", "download", "retriev")
+_LIVE_CUE = re.compile(
+    r"\b(?:latest|recent|daily|today'?s|real[- ]time|live|new\s+(?:filings|posts|papers|releases|articles|listings)"
+    r"|(?:rest|web|public|online)\s+apis?|listings?|schedules?|timetables?|headlines|mailing\s+lists?"
+    r"|[a-z0-9-]+\.(?:com|net|org|io|gov|es|de|fr|co\.uk))\b",
+    re.IGNORECASE,
+)
+_OFFLINE = re.compile(
+    r"\boffline\b|\blocal(?:ly)?\b|\bself[- ]hosted\b|\bno\s+network\b|\bwithout\s+(?:network|internet)\b", re.I
+)
 _NEED_STATING_SUFFIXES = (".py", ".sh", ".js", ".mjs", ".ts", ".rb", ".go", ".rs", ".ps1", ".env", ".example")
 KEYS_OPTIONAL_WITHIN = 3_000
 """A "no API key needed" statement counts for the whole skill only in the opening of SKILL.md."""
@@ -197,7 +215,7 @@ SERVICES: tuple[Service, ...] = (
     _service("icloud", r"\bicloud\b", "ICLOUD APPLE_ID"),
     _service("password-manager", r"\b1password\b|\bbitwarden\b|\blastpass\b|\bkeepass\b", "OP_ BW_ BITWARDEN"),
     _service("figma", r"\bfigma\b", "FIGMA"),
-    _service("google-ads", r"\bgoogle\s+ads\b|\bbing\s+ads\b|\bmicrosoft\s+advertising\b", "GOOGLE_ADS MSADS"),
+    _service("ad-platform", r"\bgoogle\s+ads\b|\bbing\s+ads\b|\bmicrosoft\s+advertising\b", "GOOGLE_ADS MSADS"),
     _service("zoom", r"\bzoom\s+(?:meetings?|api|account)\b", "ZOOM"),
     _service("fulcra", r"\bfulcra\b", "FULCRA"),
     _service("eight-sleep", r"\beight\s?sleep\b|\beightctl\b", "EIGHTCTL EIGHT_SLEEP EIGHTSLEEP"),
@@ -240,17 +258,35 @@ def judge_feasible(record: SkillRecord) -> Verdict:
         return Verdict(criterion=Criterion.feasible, outcome=Outcome.fail, reasons=reasons, evidence=evidence[:8])
     apis = remote_api_hosts(signals)
     if apis:
-        # a live third-party API without keys: reachable, but its answers change and it may not
-        # stay free; whether that makes a usable environment is a judgement call
+        # a live third-party API, even without a key: task containers run offline, and its answers
+        # change from one day to the next
         host = apis[0][0]
         calls = [evidence_line(s) for s in signals if s.code.startswith("remote-api") and _host(s.excerpt) == host]
         return Verdict(
+            criterion=Criterion.feasible, outcome=Outcome.fail, reasons=[f"needs:network:{host}"], evidence=calls[:3]
+        )
+    live = live_data_sentence(subject)
+    if live:
+        return Verdict(
             criterion=Criterion.feasible,
-            outcome=Outcome.undecided,
-            reasons=[f"review:external-api:{host}"],
-            evidence=calls[:3],
+            outcome=Outcome.fail,
+            reasons=["needs:network:live-data"],
+            evidence=[f"{SUBJECT_PATH}: {live}"],
         )
     return Verdict(criterion=Criterion.feasible, outcome=Outcome.pass_)
+
+
+def live_data_sentence(subject: str) -> str | None:
+    """The sentence of `subject` (name, description) that says the skill fetches live outside data:
+    a retrieval verb and a live-world cue (latest, daily, REST APIs, listings, a web domain) in the
+    same sentence, which does not also say the work is offline or local."""
+    lower = subject.lower()
+    if not any(verb in lower for verb in _RETRIEVAL_NEEDLES):
+        return None
+    for sentence in _SENTENCE_END.split(_URL.sub(" ", subject)):
+        if _RETRIEVAL.search(sentence) and _LIVE_CUE.search(sentence) and not _OFFLINE.search(sentence):
+            return " ".join(sentence.split())[:200]
+    return None
 
 
 def _failures(record: SkillRecord, subject: str, body: str, signals: list[Signal]) -> tuple[list[str], list[str]]:

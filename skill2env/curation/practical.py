@@ -30,6 +30,21 @@ SHORT_BODY_WORD_CHARS = 1_500
 NO_WORKFLOW_STUB_WORD_CHARS = 600
 """A body this short with no procedure at all is a stub; a longer one is left undecided."""
 
+AGENT_PROCESS_MAX_BLOCKS = 3
+"""A skill about the agent's own process (plans, subagents, reviews) with this few command blocks is
+meta-process advice; more blocks than this make a concrete procedure (worktrees, test runners)."""
+
+SUBJECT = "<subject>"
+# The agent's own way of working, as a skill's name or description states it: planning, dispatching
+# subagents, answering review feedback, what to do before coding or claiming completion.
+_AGENT_PROCESS = re.compile(
+    r"\bsub-?agents?\b|\b(?:independent|parallel)\s+(?:tasks|agents)\b|\bimplementation\s+plans?\b"
+    r"|\bmulti-step\s+(?:task|project)s?\b|\bcode\s+review\s+feedback\b|\bbrainstorm(?:s|ing)?\b"
+    r"|\bbefore\s+(?:any\s+(?:creative\s+work|response)|touching\s+code|claiming|implementing)\b"
+    r"|\bagent'?s\s+own\b|\bperformative\s+agreement\b",
+    re.IGNORECASE,
+)
+_STEP_LINE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,2}[.)])[ \t]+\S[^\n]*", re.MULTILINE)
 _FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n.*?^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
 _HEAD_CHARS = 8_000
 _SHORT_BODY_CHARS = 6_000
@@ -584,14 +599,37 @@ def _content_problems(record: SkillRecord, view: _Body) -> tuple[list[str], list
         strong, total = len(view.strong_cues), len(view.persona_cues)
         if (strong and (talking_only or total >= 2)) or total - strong >= 3:
             return ["persona:no-workflow"], [f"{where}: " + "; ".join(view.persona_cues[:4])]
-    # with a command block or scripts there is a procedure, and neither rule below applies
-    if doing or _has_procedure(view, record):
+    agent_process = _AGENT_PROCESS.search(view.subject)
+    if agent_process and not _has_scripts(record) and view.command_blocks <= AGENT_PROCESS_MAX_BLOCKS:
+        match = agent_process
+        return ["advice:agent-process"], [f"{SUBJECT}: {_around(view.subject, match)}"]
+    # with a command block, inline commands or scripts there is something to execute
+    if doing or view.at_least("inline_commands", 2):
         return [], []
+    if _has_procedure(view, record):
+        # steps, but in prose only: a checklist or advice, nothing to run and nothing it produces to check
+        return ["advice:no-executable-step"], [_first_step(record, view.body)]
     if view.marketing_cues >= 5:
         return ["marketing:no-workflow"], [f"{where}: {view.marketing_cues} promotional phrases, no procedure"]
     if word_count < NO_WORKFLOW_STUB_WORD_CHARS and view.code_blocks <= 1:
         return ["stub:no-workflow"], [f"{where}: {word_count} word characters, no steps or commands"]
     return [], []
+
+
+def _around(text: str, match: re.Match[str]) -> str:
+    return " ".join(text[max(0, match.start() - 60) : match.end() + 60].split())
+
+
+def _first_step(record: SkillRecord, body: str) -> str:
+    """`SKILL.md:<line>: <the first list item or numbered step>`, the evidence of a prose-only procedure."""
+    where = record.skill_md_file
+    step = _STEP_LINE.search(body)
+    if step is None:
+        return f"{where}: steps in prose, no command, code block or script"
+    offset = (record.skill_md_text or "").replace("\r\n", "\n").find(body[:200]) if body else 0
+    line = (record.skill_md_text or "").replace("\r\n", "\n").count("\n", 0, max(offset, 0)) + 1
+    line += body.count("\n", 0, step.start())
+    return f"{where}:{line}: {' '.join(step.group().split())[:160]} (no command, code block or script)"
 
 
 def _has_scripts(record: SkillRecord) -> bool:

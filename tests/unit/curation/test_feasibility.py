@@ -115,11 +115,11 @@ def test_cloud_account_is_an_external_service(make_record: RecordFactory, make_s
     ]
 
 
-def test_keyless_public_api_is_left_to_review(make_record: RecordFactory, make_skill: Skill) -> None:
+def test_keyless_public_api_needs_the_network(make_record: RecordFactory, make_skill: Skill) -> None:
     body = 'BASE_URL = "https://api.fiscaldata.treasury.gov/services/api"\n\nQuery the debt endpoint.\n'
     verdict = judge_feasible(make_record(make_skill("fiscal", "U.S. fiscal data.", body)))
-    assert verdict.outcome == Outcome.undecided
-    assert verdict.reasons == ["review:external-api:api.fiscaldata.treasury.gov"]
+    assert verdict.outcome == Outcome.fail
+    assert verdict.reasons == ["needs:network:api.fiscaldata.treasury.gov"]
 
 
 @pytest.mark.parametrize(
@@ -156,3 +156,43 @@ def test_a_key_read_from_the_environment_by_code_is_required(make_record: Record
         env_vars=["WEATHERSTACK_API_KEY"],
     )
     assert judge_feasible(record).reasons == ["needs:paid-api-key:WEATHERSTACK_API_KEY"]
+
+
+def test_keyless_live_api_needs_the_network(make_record: RecordFactory, make_skill: Skill) -> None:
+    body = (
+        '```bash\ncurl -s "https://api.citywaste.example-city.ch/calendar?zip=8003" | jq .\n'
+        'curl -s "https://api.citywaste.example-city.ch/stations" | jq .\n```\n'
+    )
+    verdict = judge_feasible(make_record(make_skill("waste", "Waste collection dates for a city.", body)))
+    assert verdict.outcome == Outcome.fail
+    assert verdict.reasons == ["needs:network:api.citywaste.example-city.ch"]
+    assert "SKILL.md:" in verdict.evidence[0]
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Fetch comics - latest, random, or by number.",
+        "Search 10 paper databases via their REST APIs to find preprints.",
+        "Use the cars CLI to search autos.example.com listings and fetch details.",
+    ],
+)
+def test_live_outside_data_needs_the_network(make_record: RecordFactory, make_skill: Skill, description: str) -> None:
+    body = "```bash\nlookup --json\n```\n"
+    verdict = judge_feasible(make_record(make_skill("lookup", description, body)))
+    assert verdict.reasons == ["needs:network:live-data"]
+    assert verdict.evidence[0].startswith("<subject>: ")
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Query project databases with automatic SSH tunnel management.",
+        "Design KPI dashboards with real-time monitoring patterns.",
+        "Query headlines from a self-hosted RSS instance.",
+        "Search your local notes for the latest entries, offline.",
+    ],
+)
+def test_local_retrieval_is_not_live_data(make_record: RecordFactory, make_skill: Skill, description: str) -> None:
+    body = "```bash\nlookup --json\n```\n"
+    assert judge_feasible(make_record(make_skill("lookup", description, body))).outcome == Outcome.pass_

@@ -171,3 +171,37 @@ def test_text_views(make_record: RecordFactory, make_skill: Callable[..., str]) 
     assert skill_subject(record).splitlines()[:3] == ["csv-report", "Summarise a CSV.", "CSV report"]
     no_frontmatter = make_record("# Pi-hole\n\nControl your Pi-hole DNS ad blocker.\n\n## Setup\n")
     assert "Control your Pi-hole DNS ad blocker." in skill_subject(no_frontmatter)
+
+
+def test_prose_checklist_without_anything_to_run_is_advice(
+    make_record: RecordFactory, make_skill: Callable[..., str]
+) -> None:
+    body = (
+        "# Postmortems\n\nWrite blameless postmortems after incidents.\n\n## Steps\n\n"
+        "1. Gather the timeline from everyone involved.\n2. Identify contributing factors, not culprits.\n"
+        "3. Agree on action items with owners.\n4. Review the draft with the team.\n"
+    ) * 2
+    verdict = judge_practical(make_record(make_skill("postmortems", "Postmortem writing guidance.", body)))
+    assert verdict.outcome == Outcome.fail
+    assert verdict.reasons == ["advice:no-executable-step"]
+    assert verdict.evidence[0].startswith("SKILL.md:")
+    assert "Gather the timeline" in verdict.evidence[0]
+
+
+def test_agent_process_advice_fails_even_with_an_example_block(
+    make_record: RecordFactory, make_skill: Callable[..., str]
+) -> None:
+    body = "# Executing plans\n\nLoad the plan, run each task, report.\n\n```bash\ngit status\n```\n" + WORKFLOW
+    description = "Use when you have a written implementation plan to execute with review checkpoints."
+    verdict = judge_practical(make_record(make_skill("executing-plans", description, body)))
+    assert verdict.reasons == ["advice:agent-process"]
+    assert "implementation plan" in verdict.evidence[0]
+
+
+def test_agent_process_skill_with_a_concrete_procedure_passes(
+    make_record: RecordFactory, make_skill: Callable[..., str]
+) -> None:
+    commands = "".join(f"```bash\ngit worktree add ../wt-{n} -b feature-{n}\n```\n\n" for n in range(4))
+    description = "Use before executing implementation plans: create an isolated git worktree."
+    record = make_record(make_skill("worktrees", description, "# Worktrees\n\n" + commands + WORKFLOW))
+    assert judge_practical(record).outcome == Outcome.pass_

@@ -95,7 +95,9 @@ def background_editor(view: TaskView) -> str:
     body += "".join(f"printf '0\\n' > \"{path}\" 2>/dev/null; " for path in view.deliverables)
     body += f"/usr/bin/python3 -I -c {shlex.quote(FORGE_PY + '_skill2env_probe_forge()')}; "
     loop = f"for i in $(seq 600); do {body}sleep 0.2; done"
-    return (f"(setsid nohup bash -c {shlex.quote(loop)} >/dev/null 2>&1 &) ; "
+    # One round in the foreground first: what the editor writes is in place when the run ends, whether
+    # or not its background copies got a turn before the final workspace was taken.
+    return (f"{body}\n(setsid nohup bash -c {shlex.quote(loop)} >/dev/null 2>&1 &) ; "
             f"nohup bash -c {shlex.quote(loop)} >/dev/null 2>&1 & disown; "
             "/usr/bin/python3 -c 'import os,time\nif os.fork()==0:\n os.setsid()\n time.sleep(30)' "
             ">/dev/null 2>&1 &\n")  # fmt: skip

@@ -52,11 +52,6 @@ def json_value(
     return CheckSpec(check="json_path_equals", params=params)
 
 
-def json_key(key: str) -> str:
-    """A JSONPath step for a mapping key (bracketed when it is not a plain name)."""
-    return f".{key}" if re.fullmatch(r"[A-Za-z_][\w-]*", key) else f'["{key}"]'
-
-
 def text_contains(path: str, needles: Sequence[str]) -> CheckSpec:
     return CheckSpec(check="text_contains", params={"path": path, "contains": list(needles), "ignore_case": True})
 

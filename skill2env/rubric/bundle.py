@@ -4,7 +4,6 @@ expected values) and a `test.sh` that runs them the way Harbor runs verifiers.""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shlex
 from pathlib import Path
@@ -104,11 +103,3 @@ def write_bundle(tests_dir: Path, rubric: Rubric | None = None, *, workdir: str 
         path.chmod(0o755 if relative == TEST_SCRIPT else 0o644)
         written.append(path)
     return written
-
-
-def bundle_digest(rubric: Rubric | None = None) -> str:
-    """sha256 over the bundle's paths and bytes: which verifier version scored a rollout."""
-    digest = hashlib.sha256()
-    for relative, data in sorted(verifier_bundle(rubric).items()):
-        digest.update(relative.encode() + b"\0" + hashlib.sha256(data).digest())
-    return digest.hexdigest()

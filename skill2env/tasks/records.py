@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -91,10 +90,6 @@ class TaskRecord:
 def task_files_of(root: Path) -> tuple[TaskFile, ...]:
     """The inventory of a task directory (what `task_files` records)."""
     return tuple(_task_file(relative, path.read_bytes()) for relative, path in iter_files(root))
-
-
-def task_files_from(files: Iterable[tuple[str, bytes]]) -> tuple[TaskFile, ...]:
-    return tuple(_task_file(relative, data) for relative, data in sorted(files))
 
 
 def _task_file(relative: str, data: bytes) -> TaskFile:

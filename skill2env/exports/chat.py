@@ -26,7 +26,7 @@ class FunctionCall(BaseModel):
         return self
 
 
-class ToolCall(BaseModel):
+class ChatToolCall(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(min_length=1)
@@ -39,7 +39,7 @@ class ChatMessage(BaseModel):
 
     role: Literal["system", "user", "assistant", "tool"]
     content: str | None = None
-    tool_calls: list[ToolCall] | None = None
+    tool_calls: list[ChatToolCall] | None = None
     tool_call_id: str | None = None
 
     @model_validator(mode="after")
@@ -79,13 +79,13 @@ class ChatExample(BaseModel):
         return self
 
 
-class ExportError(ValueError):
+class ChatExampleError(ValueError):
     """A trajectory cannot become a valid chat example; the message says why."""
 
 
 def chat_example(trajectory: Trajectory) -> ChatExample:
     """The trajectory's steps as chat messages: agent steps → assistant turns with their tool calls,
-    observations → tool messages. Raises ExportError when the result would not validate."""
+    observations → tool messages. Raises ChatExampleError when the result would not validate."""
     messages: list[dict[str, Any]] = []
     for step in trajectory.steps:
         if step.source in ("system", "user"):
@@ -109,4 +109,4 @@ def chat_example(trajectory: Trajectory) -> ChatExample:
     try:
         return ChatExample.model_validate({"messages": messages, "tools": trajectory.tools})
     except ValidationError as exc:
-        raise ExportError(f"rollout {trajectory.rollout_id}: {exc.errors()[0]['msg']}") from exc
+        raise ChatExampleError(f"rollout {trajectory.rollout_id}: {exc.errors()[0]['msg']}") from exc

@@ -11,7 +11,7 @@ from typing import Any, Literal
 import polars as pl
 
 from skill2env.agent.trajectory import Trajectory
-from skill2env.exports.chat import ChatExample, ExportError, chat_example
+from skill2env.exports.chat import ChatExample, ChatExampleError, chat_example
 
 SFT_EXAMPLES_SCHEMA = pl.Schema(
     {
@@ -55,7 +55,7 @@ def sft_frame(candidates: Sequence[Candidate]) -> tuple[pl.DataFrame, list[str]]
         trajectory = candidate.trajectory
         try:
             example = chat_example(trajectory)
-        except ExportError as exc:
+        except ChatExampleError as exc:
             skipped.append(str(exc))
             continue
         dumped = example.model_dump(mode="json", exclude_none=True)

@@ -20,7 +20,7 @@ from typing import Any
 import polars as pl
 
 from skill2env.compoworld.rollout import CompoAttempt, meta_tool_counts, services_called
-from skill2env.exports.chat import ExportError, chat_example
+from skill2env.exports.chat import ChatExampleError, chat_example
 
 SCHEMA_VERSION = 1
 LIST = pl.List(pl.String())
@@ -90,7 +90,7 @@ def compo_sft_rows(attempts: Sequence[CompoAttempt]) -> tuple[list[dict[str, Any
             continue
         try:
             example = chat_example(trajectory)
-        except ExportError as exc:
+        except ChatExampleError as exc:
             skipped.append(str(exc))
             continue
         dumped = example.model_dump(mode="json", exclude_none=True)

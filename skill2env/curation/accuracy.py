@@ -2,8 +2,9 @@
 
 Labels come as a TSV with a header: `skill_path`, `label` (keep | reject), one column per
 criterion (pass | fail), `confidence` (high | low) and a one-line `reason`. Predictions are
-`curated_skills` rows (or anything with the same columns): `keep` when curated, `undecided` when
-nothing failed but a criterion stayed undecided, `reject` otherwise. An undecided verdict never
+`curated_skills` rows (or anything with the same columns): their `verdict` (kept | rejected |
+undecided), or, for rows without one, `keep` when curated, `undecided` when nothing failed but a
+criterion stayed undecided, `reject` otherwise. An undecided verdict never
 agrees with a label; it is counted on its own.
 """
 
@@ -17,6 +18,8 @@ from pathlib import Path
 
 CRITERIA = ("practical", "compatible", "feasible", "safe")
 KEEP, REJECT, UNDECIDED = "keep", "reject", "undecided"
+_VERDICTS = {"kept": KEEP, "rejected": REJECT, "undecided": UNDECIDED}
+"""`curated_skills.verdict` → prediction (rows without the column are read from the criteria)."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,10 @@ def read_labels(path: Path) -> list[Label]:
 def prediction_of(row: Mapping[str, object]) -> Prediction:
     """A `curated_skills` row as a prediction."""
     criteria = {criterion: str(row[criterion]) for criterion in CRITERIA}
-    if row["curated"]:
+    recorded = row.get("verdict")
+    if recorded in _VERDICTS:
+        verdict = _VERDICTS[str(recorded)]
+    elif row["curated"]:
         verdict = KEEP
     elif row.get("parsed", True) and "fail" not in criteria.values() and not _reasons(row, "reasons", "duplicate:"):
         verdict = UNDECIDED

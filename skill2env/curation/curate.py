@@ -15,7 +15,7 @@ from skill2env.curation.compatibility import judge_compatible
 from skill2env.curation.curator import Curator
 from skill2env.curation.domains import OTHER, classify_domain
 from skill2env.curation.feasibility import judge_feasible
-from skill2env.curation.models import Criterion, CurationRecord, Outcome, Verdict
+from skill2env.curation.models import Criterion, CurationRecord, Outcome, Verdict, skill_verdict
 from skill2env.curation.practical import judge_practical
 from skill2env.curation.security import judge_safe
 
@@ -55,6 +55,7 @@ def curate_skill(record: SkillRecord, curator: Curator | None = None, domain: st
         feasible=verdicts[Criterion.feasible],
         safe=verdicts[Criterion.safe],
         curated=all(verdict.outcome == Outcome.pass_ for verdict in verdicts.values()),
+        verdict=skill_verdict([verdict.outcome for verdict in verdicts.values()]),
         reasons=list(dict.fromkeys(reasons)),
     )
 

@@ -16,6 +16,26 @@ class Outcome(StrEnum):
     """Static rules could not decide; a curator model may (see `skill2env.curation.curator`)."""
 
 
+class SkillVerdict(StrEnum):
+    """What curation decided about a skill as a whole."""
+
+    kept = "kept"
+    """Parsed, and every criterion passed: the only verdict later stages use."""
+    rejected = "rejected"
+    """Unparsed, a duplicate, or at least one criterion failed."""
+    undecided = "undecided"
+    """Nothing failed, but a criterion stayed undecided: counted on its own, never taken for a reject."""
+
+
+def skill_verdict(outcomes: list[Outcome], *, parsed: bool = True) -> SkillVerdict:
+    """The verdict of a skill from its criteria's outcomes (and whether its frontmatter parsed)."""
+    if not parsed or Outcome.fail in outcomes:
+        return SkillVerdict.rejected
+    if Outcome.undecided in outcomes:
+        return SkillVerdict.undecided
+    return SkillVerdict.kept
+
+
 class Criterion(StrEnum):
     practical = "practical"
     compatible = "compatible"
@@ -47,5 +67,7 @@ class CurationRecord(BaseModel):
     safe: Verdict
     curated: bool
     """True only when every criterion passed (undecided counts as not curated)."""
+    verdict: SkillVerdict = SkillVerdict.rejected
+    """kept (= curated) | rejected | undecided."""
     reasons: list[str] = Field(default_factory=list)
     """All failing and undecided reason codes, in criterion order."""

@@ -12,7 +12,7 @@ from skill2env.catalog.models import SkillRecord, SkillStatus
 from skill2env.catalog.tables import skill_record_from_row
 from skill2env.curation.curate import curate_skill
 from skill2env.curation.curator import Curator
-from skill2env.curation.models import CurationRecord, Outcome
+from skill2env.curation.models import CurationRecord, Outcome, SkillVerdict
 from skill2env.curation.tables import CURATED_SKILLS_SCHEMA, curation_frame, curation_row
 from skill2env.parallel import map_chunks
 
@@ -86,6 +86,7 @@ def _mark_duplicate(curation: CurationRecord, original: str) -> None:
     curation.practical.outcome = Outcome.fail
     curation.practical.reasons.append(reason)
     curation.curated = False
+    curation.verdict = SkillVerdict.rejected
     curation.reasons.insert(0, reason)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from skill2env.curation.models import CurationRecord
+from skill2env.curation.models import CurationRecord, SkillVerdict
 
 _STR_LIST = pl.List(pl.String())
 
@@ -26,6 +26,7 @@ CURATED_SKILLS_SCHEMA = pl.Schema(
         "safe": pl.String(),
         "safe_reasons": _STR_LIST,
         "curated": pl.Boolean(),
+        "verdict": pl.String(),
         "reasons": _STR_LIST,
         "verdicts": pl.String(),
         "schema_version": pl.Int64(),
@@ -35,13 +36,15 @@ CRITERIA = ("practical", "compatible", "feasible", "safe")
 
 
 def curation_row(record: CurationRecord, *, parse_failure: str | None) -> dict[str, object]:
-    """One `curated_skills` row; a skill that failed parsing is never curated, whatever its verdicts."""
+    """One `curated_skills` row; a skill that failed parsing is never curated (and is rejected), whatever its
+    criteria's verdicts."""
     row: dict[str, object] = {
         "skill_id": record.skill_id,
         "path": record.path,
         "domain": record.domain,
         "parsed": parse_failure is None,
         "curated": record.curated and parse_failure is None,
+        "verdict": (record.verdict if parse_failure is None else SkillVerdict.rejected).value,
         "reasons": record.reasons if parse_failure is None else [parse_failure, *record.reasons],
         "schema_version": record.schema_version,
     }

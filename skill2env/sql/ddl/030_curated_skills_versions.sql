@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS curated_skills_versions (
     safe VARCHAR NOT NULL,
     safe_reasons VARCHAR[],
     curated BOOLEAN NOT NULL,
+    verdict VARCHAR,                       -- kept (= curated) | rejected | undecided
     reasons VARCHAR[],                     -- every failing and undecided reason, in criterion order
     verdicts JSON,                         -- full verdicts with evidence and who decided
     schema_version BIGINT

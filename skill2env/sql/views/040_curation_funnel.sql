@@ -1,4 +1,5 @@
--- Grain: one row per domain plus a total row ('*'): skills left after each cumulative curation stage.
+-- Grain: one row per domain plus a total row ('*'): skills left after each cumulative curation stage,
+-- then how the judged skills split by verdict (`curated` = kept; `undecided` is counted, never rejected).
 CREATE OR REPLACE VIEW curation_funnel AS
 WITH staged AS (
     SELECT
@@ -13,7 +14,8 @@ WITH staged AS (
             c.parsed AND c.practical = 'pass' AND c.compatible = 'pass' AND c.feasible = 'pass'
             AND c.safe = 'pass', false
         ) AS safe,
-        coalesce(c.curated, false) AS curated
+        coalesce(c.curated, false) AS curated,
+        c.verdict
     FROM skills AS s
     LEFT JOIN curated_skills AS c ON c.skill_id = s.skill_id AND c.path = s.path
 )
@@ -27,7 +29,9 @@ SELECT
     count(*) FILTER (WHERE feasible) AS feasible,
     count(*) FILTER (WHERE safe) AS safe,
     count(*) FILTER (WHERE curated) AS curated,
-    round(100.0 * count(*) FILTER (WHERE curated) / count(*), 1) AS curated_pct
+    round(100.0 * count(*) FILTER (WHERE curated) / count(*), 1) AS curated_pct,
+    count(*) FILTER (WHERE verdict = 'undecided') AS undecided,
+    count(*) FILTER (WHERE verdict = 'rejected') AS rejected
 FROM staged
 GROUP BY ROLLUP (domain)
 ORDER BY domain IS NULL, found DESC, domain;

@@ -56,6 +56,14 @@ def test_a_row_becomes_keep_reject_or_undecided() -> None:
     )
 
 
+def test_a_recorded_verdict_is_read_as_written() -> None:
+    undecided = ("undecided", "pass", "pass", "pass")
+    # a duplicate's practical verdict reads undecided, but curation recorded the skill as rejected
+    assert prediction_of({**_row("a", curated=False, outcomes=undecided), "verdict": "rejected"}).verdict == REJECT
+    assert prediction_of({**_row("b", curated=False, outcomes=undecided), "verdict": "undecided"}).verdict == UNDECIDED
+    assert prediction_of({**_row("c", curated=True, outcomes=("pass",) * 4), "verdict": "kept"}).verdict == KEEP
+
+
 def test_scores_count_agreement_precision_and_confusion(tmp_path: Path) -> None:
     labels = read_labels(
         _labels(

@@ -25,7 +25,7 @@ def good(path: str, **overrides: object) -> dict[str, object]:
 
 def test_a_good_skill_is_curated_with_every_verdict_recorded() -> None:
     (row,) = curate_partition(skills_frame(good("team/csv-report")), "data-analytics").to_dicts()
-    assert row["curated"] is True and row["parsed"] is True
+    assert row["curated"] is True and row["parsed"] is True and row["verdict"] == "kept"
     assert (row["practical"], row["compatible"], row["feasible"], row["safe"]) == ("pass",) * 4
     assert set(json.loads(row["verdicts"])) == {"practical", "compatible", "feasible", "safe"}
     assert row["domain"] == "data-analytics"
@@ -36,6 +36,7 @@ def test_broken_frontmatter_is_not_parsed_and_never_curated() -> None:
     rows = {r["path"]: r for r in curate_partition(frame, "data-analytics").to_dicts()}
     assert rows["team/broken"]["parsed"] is False
     assert rows["team/broken"]["curated"] is False
+    assert rows["team/broken"]["verdict"] == rows["team/nameless"]["verdict"] == "rejected"
     assert rows["team/broken"]["reasons"][0] == "unparsed:frontmatter_error"
     assert rows["team/nameless"]["reasons"][0] == "unparsed:missing-name-or-description"
 
@@ -45,6 +46,7 @@ def test_only_the_first_copy_of_identical_content_is_curated() -> None:
     rows = {r["path"]: r for r in curate_partition(frame, "data-analytics").to_dicts()}
     assert rows["a/original"]["curated"] is True
     assert rows["b/copy"]["curated"] is False
+    assert rows["b/copy"]["verdict"] == "rejected"
     assert rows["b/copy"]["practical_reasons"] == ["duplicate:content-of:a/original"]
 
 

@@ -122,6 +122,63 @@ def judge_compatible(record: SkillRecord) -> Verdict:
     return Verdict(criterion=Criterion.compatible, outcome=Outcome.pass_)
 
 
+BASE_IMAGE_PROGRAMS = frozenset(
+    {
+        "bash", "sh", "cat", "cp", "mv", "rm", "ls", "mkdir", "rmdir", "ln", "chmod", "chown", "touch", "head", "tail",
+        "wc", "sort", "uniq", "cut", "tr", "tee", "date", "sleep", "echo", "printf", "env", "dirname", "basename",
+        "realpath", "readlink", "stat", "du", "df", "seq", "xargs", "find", "test", "timeout", "nohup", "kill",
+        "pkill", "ps", "which", "id", "file", "less", "base64", "sha256sum", "md5sum", "split", "paste", "join",
+        "comm", "expr", "true", "false", "yes", "nl", "fold", "od", "mktemp", "install",
+        "unzip", "zip", "7z", "xz", "bzip2", "tar", "gzip", "gunzip", "zcat",
+        "jq", "sqlite3", "git", "curl", "awk", "gawk", "sed", "grep", "egrep", "diff", "cmp", "patch",
+        "python", "python3", "pip", "pip3", "pytest",
+        "pdftotext", "pdfinfo", "pdftoppm", "pdfimages", "pdfseparate", "pdfunite", "tesseract",
+    }
+)  # fmt: skip
+"""Programs of the task base image (`skill2env.sandbox.base_image.BaseImageRecipe`): coreutils and the
+shell, archives, text tools, Python with pytest, poppler and tesseract. Anything else a skill runs is
+installed (apt, pip, npm) when its task image is built."""
+
+
+def runtime_evidence(record: SkillRecord) -> list[str]:
+    """Why a skill passes as compatible: the programs it runs, split into those the base image has and
+    those its task image installs, each with the SKILL.md line that first runs it, and what the
+    platform screen looked at."""
+    where = record.skill_md_file
+    text = record.skill_md_text or ""
+    required = set(record.clawhub.bins + record.clawhub.any_bins) if record.clawhub else set()
+    programs = sorted(set(record.programs) | required)
+    found: list[str] = []
+    in_image = [program for program in programs if program.lower() in BASE_IMAGE_PROGRAMS]
+    installed = [program for program in programs if program.lower() not in BASE_IMAGE_PROGRAMS]
+    for label, group in (("in the base image", in_image), ("installed when the task image is built", installed)):
+        if not group:
+            continue
+        first = _first_use(text, group[0])
+        cited = f"{where}:{first[0]}: {first[1]} " if first else f"{where}: "
+        found.append(f"{cited}(runs {', '.join(group[:8])}{', …' if len(group) > 8 else ''}: {label})")
+    mentions = [signal for need in _collect(record).values() for signal in need.skill_md + need.other]
+    if mentions:
+        found.append(f"{evidence_line(mentions[0])} (incidental: no stated need, the workflow runs on Linux)")
+    found.append(f"{where}: no macOS, Windows, GUI, GPU or device requirement in what the skill says or runs")
+    return found
+
+
+def _first_use(text: str, program: str) -> tuple[int, str] | None:
+    """The 1-based line and text of the first line of `text` that runs `program` (names it as a word)."""
+    at = text.find(program)
+    while at != -1:
+        before = text[at - 1 : at] if at else " "
+        after = text[at + len(program) : at + len(program) + 1]
+        if not (before.isalnum() or before in "_/.-") and not (after.isalnum() or after in ("_", "-")):
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            line = " ".join(text[start : len(text) if end == -1 else end].split())[:140]
+            return text.count("\n", 0, at) + 1, line
+        at = text.find(program, at + 1)
+    return None
+
+
 def _clawhub_os_reason(record: SkillRecord) -> str | None:
     systems = {system.lower() for system in (record.clawhub.os if record.clawhub else [])}
     if not systems or "linux" in systems:

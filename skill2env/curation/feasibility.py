@@ -276,6 +276,43 @@ def judge_feasible(record: SkillRecord) -> Verdict:
     return Verdict(criterion=Criterion.feasible, outcome=Outcome.pass_)
 
 
+_WEAK_NEEDS = ("api-credential", "api-key-signup", "api-auth-header", "live-account", "remote-api", "real-money")
+
+
+def offline_evidence(record: SkillRecord) -> list[str]:
+    """Why a skill passes as feasible: no required account, key, paid service or live API, with the
+    statements that were weighed and found not to be needs (optional, local, an example)."""
+    where = record.skill_md_file
+    found = [f"{where}: no required account, API key, paid service, real money or live remote API"]
+    body = skill_body(record)
+    stated = _keys_optional_line((record.skill_md_text or "").replace("\r\n", "\n"), body[:KEYS_OPTIONAL_WITHIN])
+    if stated:
+        found.append(f"{where}:{stated[0]}: {stated[1]} (says no key is needed)")
+    weighed = [s for s in record.signals if s.code.startswith(_WEAK_NEEDS) and _counts(s, record)]
+    for signal in weighed[:2]:
+        found.append(f"{evidence_line(signal)} (weighed: optional, local, self-made or an example)")
+    own = [name for name in record.env_vars if classify_credential(name) is None and _SECRET_WORD.search(name)]
+    if own:
+        found.append(f"{where}: variables {', '.join(own[:4])}: secrets the user sets or a local service's")
+    return found
+
+
+def _keys_optional_line(text: str, head: str) -> tuple[int, str] | None:
+    """The line number (in `text`) and line of the "no key needed" statement in `head`, the opening of
+    the body (the end of `text`)."""
+    lower = head.lower()
+    if not has_ascii_twins(head) and not any(word in lower for word in _KEYS_OPTIONAL_WORDS):
+        return None
+    match = search_from_starts(_KEYS_OPTIONAL, head, _KEYS_OPTIONAL_STARTS, lower)
+    if match is None:
+        return None
+    start = head.rfind("\n", 0, match.start()) + 1
+    end = head.find("\n", match.start())
+    line = " ".join(head[start : len(head) if end == -1 else end].split())[:140]
+    at = text.replace("\r\n", "\n").find(head[start : start + 200]) if start else text.find(head[:200])
+    return text.count("\n", 0, max(at, 0)) + 1, line
+
+
 def live_data_sentence(subject: str) -> str | None:
     """The sentence of `subject` (name, description) that says the skill fetches live outside data:
     a retrieval verb and a live-world cue (latest, daily, REST APIs, listings, a web domain) in the

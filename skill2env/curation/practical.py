@@ -556,6 +556,69 @@ def judge_practical(record: SkillRecord) -> Verdict:
     return _verdict(Outcome.pass_, [], [])
 
 
+_SCRIPT_PATH = re.compile(literal_first(r"\b(?:scripts?|bin|tools|src)/[\w./-]+\.(?:py|sh|js|mjs|ts|rb|go|pl|r|jl)\b"))
+_INPUT_SUFFIX = re.compile(
+    r"\.(?:csv|tsv|json|jsonl|xlsx|xls|docx|pptx|pdf|txt|md|html|xml|yaml|yml|log|sqlite|db|png|jpe?g|svg|wav|mp3"
+    r"|mp4|ics|parquet|ipynb|tex|bib)\b",
+    re.IGNORECASE,
+)
+_NOT_PATH = re.compile(r"[^\w./-]+")
+EVIDENCE_SCAN_CHARS = 8_000
+"""Pass evidence is looked for in the opening of the body."""
+
+
+def procedure_evidence(record: SkillRecord, view: _Body | None = None) -> list[str]:
+    """Why a skill passes as practical, as `file:line: excerpt` lines: the first command block, the
+    scripts it runs, its first step and the local files it works on."""
+    where = record.skill_md_file
+    view = view or _Body(skill_body(record), skill_subject(record))
+    text = (record.skill_md_text or "").replace("\r\n", "\n")
+    offset = max(len(text) - len(view.body), 0)  # the body is the end of the text
+    found: list[str] = []
+    for start, _, lang, content in view.fences():
+        if _is_command_block(lang.lower(), content):
+            first = next((line.strip() for line in content.splitlines() if line.strip()), "")
+            line = text.count("\n", 0, offset + start) + 2
+            found.append(f"{where}:{line}: {lang or 'code'} block: {first[:120]} (command block)")
+            break
+    head = view.body[:EVIDENCE_SCAN_CHARS]  # what a procedure does shows early
+    script = _SCRIPT_PATH.search(head) if "/" in head else None
+    if script:
+        line = text.count("\n", 0, offset + script.start()) + 1
+        found.append(f"{where}:{line}: {_line_at(view.body, script.start())[:140]} (runs {script.group()})")
+    elif _has_scripts(record):
+        found.append(f"{where}: scripts in {', '.join(lang for lang in record.languages if lang in SCRIPT_LANGUAGES)}")
+    step = _STEP_LINE.search(head)
+    if step:
+        line = text.count("\n", 0, offset + step.start()) + 1
+        found.append(f"{where}:{line}: {' '.join(step.group().split())[:140]} (first step)")
+    inputs = _local_files(head)
+    if inputs:
+        found.append(f"{where}: local files: {', '.join(inputs)}")
+    return found or [f"{where}: a procedure: steps, commands or scripts"]
+
+
+def _local_files(text: str, limit: int = 5) -> list[str]:
+    """File names (with a data or document suffix) that `text` names, in order, SKILL.md left out."""
+    found: dict[str, None] = {}
+    for match in _INPUT_SUFFIX.finditer(text):
+        stem = _NOT_PATH.split(text[max(0, match.start() - 80) : match.start()])[-1]
+        if not stem or stem.endswith((".", "/")) or stem.startswith("."):
+            continue
+        name = stem + match.group()
+        if not name.lower().endswith("skill.md"):
+            found[name] = None
+            if len(found) >= limit:
+                break
+    return list(found)
+
+
+def _line_at(text: str, pos: int) -> str:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return " ".join(text[start : len(text) if end == -1 else end].split())
+
+
 def _format_problems(record: SkillRecord) -> tuple[list[str], list[str]]:
     reasons: list[str] = []
     evidence: list[str] = []

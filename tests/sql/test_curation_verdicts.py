@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import duckdb
@@ -95,3 +96,35 @@ def test_a_lake_made_before_the_verdict_column_gains_it_and_reads_old_rows(tmp_p
     lake.write([TableWrite("curated_skills", curated_frame(curated_row("a/kept", verdict="kept")),
                            partition_key="data-analytics")], run_id="r2", code_version="v1")  # fmt: skip
     assert lake.query("SELECT verdict FROM curated_skills_versions WHERE run_id = 'r2'").item() == "kept"
+
+
+NO_EVIDENCE = """
+SELECT count(*) FROM curated_skills
+WHERE curated AND (
+    coalesce(json_array_length(verdicts -> '$.practical.evidence'), 0) = 0
+    OR coalesce(json_array_length(verdicts -> '$.compatible.evidence'), 0) = 0
+    OR coalesce(json_array_length(verdicts -> '$.feasible.evidence'), 0) = 0
+    OR coalesce(json_array_length(verdicts -> '$.safe.evidence'), 0) = 0
+)
+"""
+
+
+def test_every_kept_skill_has_evidence_for_all_four_criteria(lake: Lake, tmp_path: Path) -> None:
+    curate_tree(lake, small_tree(tmp_path / "skills"))
+
+    assert lake.query("SELECT count(*) FROM curated_skills WHERE curated").item() == 1
+    assert lake.query(NO_EVIDENCE).item() == 0
+    evidence = json.loads(lake.query("SELECT verdicts FROM curated_skills WHERE curated").item())
+    practical = " ".join(evidence["practical"]["evidence"])
+    assert "SKILL.md:13:" in practical and "scripts/profile.py" in practical and "data.csv" in practical
+    compatible = " ".join(evidence["compatible"]["evidence"])
+    assert "head, python3" in compatible and "in the base image" in compatible
+    assert "no required account, API key" in evidence["feasible"]["evidence"][0]
+    assert "2 files" in evidence["safe"]["evidence"][0]
+
+
+def test_every_kept_skill_of_the_corpus_has_evidence(lake: Lake, corpus: Path) -> None:
+    curate_tree(lake, corpus)
+
+    assert lake.query("SELECT count(*) FROM curated_skills WHERE curated").item() > 20
+    assert lake.query(NO_EVIDENCE).item() == 0

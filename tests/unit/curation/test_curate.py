@@ -10,7 +10,7 @@ from skill2env.catalog.models import ClawHubMeta, Signal, SkillRecord, SkillStat
 from skill2env.curation import curate as curate_module
 from skill2env.curation.curate import curate_skill, curate_skills
 from skill2env.curation.curator import Curator, RulesOnlyCurator
-from skill2env.curation.models import Criterion, Outcome, Verdict
+from skill2env.curation.models import Criterion, Outcome, SkillVerdict, Verdict
 
 from .conftest import RecordFactory
 
@@ -96,8 +96,32 @@ def test_reasons_are_collected_in_criterion_order(make_record: RecordFactory) ->
 def test_undecided_is_not_curated_and_is_reported(make_record: RecordFactory, make_skill: Skill) -> None:
     result = curate_skill(make_record(make_skill("patterns", "Microservice patterns.", UNCLEAR)))
     assert result.curated is False
+    assert result.verdict == SkillVerdict.undecided
     assert result.practical.outcome == Outcome.undecided
     assert result.reasons == ["workflow:unclear"]
+    # left to review: the criteria that passed say why
+    assert result.compatible.evidence and result.feasible.evidence and result.safe.evidence
+
+
+def test_every_passing_criterion_of_a_kept_skill_says_why(make_record: RecordFactory, make_skill: Skill) -> None:
+    result = curate_skill(make_record(make_skill("csv-report", "Summarise a sales CSV into a report.", GOOD)))
+    assert result.verdict == SkillVerdict.kept
+    practical = "\n".join(result.practical.evidence)
+    assert "bash block: python scripts/report.py data.csv --out report.md (command block)" in practical
+    assert "(runs scripts/report.py)" in practical and "report.md" in practical
+    assert "1. Load the CSV with pandas. (first step)" in practical
+    assert "no macOS, Windows, GUI, GPU or device requirement" in result.compatible.evidence[-1]
+    assert result.feasible.evidence[0].endswith(
+        "no required account, API key, paid service, real money or live remote API"
+    )
+    assert "no download-and-execute lure" in result.safe.evidence[0]
+
+
+def test_a_rejected_skill_is_explained_by_its_failures(make_record: RecordFactory, make_skill: Skill) -> None:
+    body = GOOD + "\nexport OPENAI_API_KEY=sk-...\n"
+    result = curate_skill(make_record(make_skill("csv-report", "Summarise a sales CSV into a report.", body)))
+    assert result.verdict == SkillVerdict.rejected
+    assert result.feasible.evidence and result.practical.evidence == []
 
 
 def test_domain_argument_overrides_classification(make_record: RecordFactory, make_skill: Skill) -> None:

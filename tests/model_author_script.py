@@ -119,7 +119,116 @@ DEPLOYS = """timestamp,service,version,author
 """
 
 SOLVE_SH = r"""#!/usr/bin/env bash
-# Reference solution: read every checkout-api record (plain and gzip rotations; continuation lines
+# Reference solution, in steps: read every checkout-api record (plain and gzip rotations; continuation
+# lines belong to their record) and convert local offsets to UTC; count ERROR/FATAL and take the last
+# checkout-api deploy before the first error as the suspect; write the note.
+set -euo pipefail
+cd "${SKILL2ENV_WORKSPACE:-/workspace}"
+mkdir -p report
+export STATE="$(mktemp -d)"
+
+# --- step: first-error-and-hourly-buckets ---
+python3 - <<'PY'
+import csv
+import gzip
+import json
+import os
+import re
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+RECORD = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:Z|[+-]\d{2}:\d{2})) ([A-Z]+) \[([\w-]+)\] (.*)$")
+LEVELS = {"WARNING": "WARN", "CRITICAL": "FATAL", "PANIC": "FATAL"}
+
+
+def lines(path):
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return data.decode("utf-8", "replace").splitlines()
+
+
+def utc(stamp):
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(timezone.utc)
+
+
+errors = []
+for path in sorted(Path("logs").glob("api.log*")):
+    for line in lines(path):
+        match = RECORD.match(line)
+        if match and LEVELS.get(match.group(2), match.group(2)) in ("ERROR", "FATAL"):
+            errors.append((utc(match.group(1)), match.group(2), match.group(4), path.name))
+errors.sort()
+Path(os.environ["STATE"], "errors.json").write_text(json.dumps([[at.isoformat(), *rest] for at, *rest in errors]))
+first = {"first_error_utc": errors[0][0].strftime("%H:%M:%S")}
+Path("report/summary.json").write_text(json.dumps(first, indent=2) + "\n")
+hours = Counter(at.strftime("%H:00") for at, *_ in errors)
+with open("report/errors_by_hour.csv", "w", newline="") as handle:
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(["hour_utc", "errors"])
+    writer.writerows(sorted(hours.items()))
+PY
+
+# --- step: error-count-and-suspect-deploy ---
+python3 - <<'PY'
+import csv
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+
+
+def moment(stamp):
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
+errors = json.loads(Path(os.environ["STATE"], "errors.json").read_text())
+first_at = moment(errors[0][0])
+with open("deploys.csv", newline="") as handle:
+    deploys = list(csv.DictReader(handle))
+ours = [d for d in deploys if d["service"] == "checkout-api"]
+suspect = max((d for d in ours if moment(d["timestamp"]) <= first_at), key=lambda d: moment(d["timestamp"]))
+summary = {
+    "first_error_utc": first_at.strftime("%H:%M:%S"),
+    "api_error_count": len(errors),
+    "suspect_service": suspect["service"],
+    "suspect_version": suspect["version"],
+    "suspect_deployed_at": suspect["timestamp"],
+}
+Path("report/summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+Path(os.environ["STATE"], "deploys.json").write_text(json.dumps({"suspect": suspect, "deploys": deploys}))
+PY
+
+# --- step: incident-note ---
+python3 - <<'PY'
+import json
+import os
+from pathlib import Path
+
+state = Path(os.environ["STATE"])
+errors = json.loads((state / "errors.json").read_text())
+deploys = json.loads((state / "deploys.json").read_text())
+summary = json.loads(Path("report/summary.json").read_text())
+suspect = deploys["suspect"]
+_, _, first_message, first_file = errors[0]
+others = [d for d in deploys["deploys"] if d != suspect]
+note = [
+    "# Checkout incident",
+    "",
+    f"* First checkout-api error: {summary['first_error_utc']} UTC ({first_file}): {first_message}",
+    f"* {len(errors)} ERROR/FATAL records from checkout-api; stack-trace lines are part of their record.",
+    f"* Suspect: {suspect['service']} {suspect['version']}, deployed {suspect['timestamp']}, just before it.",
+]
+for deploy in others:
+    reason = "another service" if deploy["service"] != "checkout-api" else "deployed after the first error"
+    note.append(f"* Ruled out: {deploy['service']} {deploy['version']} at {deploy['timestamp']} ({reason}).")
+Path("report/incident.md").write_text("\n".join(note) + "\n")
+PY
+"""
+
+ONE_PROGRAM_SOLVE_SH = r"""#!/usr/bin/env bash
+# Reference solution as one program: read every checkout-api record (plain and gzip rotations; continuation lines
 # belong to their record), convert local offsets to UTC, count ERROR/FATAL, and take the last
 # checkout-api deploy before the first error as the suspect.
 set -euo pipefail
@@ -236,6 +345,27 @@ def _json_item(item_id: str, weight: float, description: str, values: dict[str, 
 def blueprint_answer() -> dict[str, Any]:
     """Step 1: the blueprint as the model answers it (a fresh copy each call, to spoil in tests)."""
     return copy.deepcopy(_BLUEPRINT)
+
+
+def blueprint_answer_with_format_item() -> dict[str, Any]:
+    """The blueprint with one more item, on format alone: the hourly table has the asked header
+    (weight 0.05, taken from the note's). Format is what a shallow solver can earn."""
+    answer = blueprint_answer()
+    items = answer["rubric"]["items"]
+    next(item for item in items if item["id"] == "incident-note")["weight"] = 0.15
+    items.append({
+        "id": "hourly-header",
+        "description": "errors_by_hour.csv has the header hour_utc,errors",
+        "weight": 0.05,
+        "method": "deterministic",
+        "target_files": ["report/errors_by_hour.csv"],
+        "check": {"check": "text_matches", "params": {"path": "report/errors_by_hour.csv",
+                                                      "pattern": "^hour_utc,errors$", "flags": ["MULTILINE"]}},
+    })  # fmt: skip
+    answer["acceptance_criteria"].append(
+        {"id": "ac-header", "description": "The hourly table has the asked columns", "rubric_item": "hourly-header"}
+    )
+    return answer
 
 
 _BLUEPRINT: dict[str, Any] = {

@@ -1,7 +1,8 @@
 """The hardening stage after iteration k: trigger, diagnose, propose, rebuild — or carry the task on.
 
 * trigger: the solver group's mean reward > `threshold` (default `HARDEN_ABOVE`, 0.7), no infrastructure errors,
-  and no challenge diagnosed as a task defect;
+  and no challenge diagnosed as a task defect; a group of empty rollouts (no attempt ran a command
+  or wrote a file) is never triggered, even where an adaptive threshold of 0 would include it;
 * diagnosis: the diagnoser role's model when one is configured (`model_diagnosis`: verdicts with
   step references, a proposal, maybe a new pattern), else the rules (`diagnosis.diagnose`);
 * proposal and rebuild: a world kit's task gets the kit's rebuild from a pattern → intensity map —
@@ -57,6 +58,8 @@ from skill2env.validation.tables import validations_frame
 from skill2env.validation.tasks import task_rubric
 
 _SEED = re.compile(r"-s(\d+)-i\d+$")
+ACTING_TOOLS = frozenset({"bash", "write_file"})
+"""The agent tools that can change the workspace: an attempt without a call to one is an empty rollout."""
 
 HARDENING_ROUNDS_SCHEMA = pl.Schema(
     {
@@ -198,6 +201,19 @@ class _GroupEvidence:
                          "WHERE task_id = $task_id ORDER BY rollout_id, step_id", params).to_dicts(),
         )  # fmt: skip
 
+    def empty(self) -> bool:
+        """No scored attempt ran a command or wrote a file (it only looked, or finished at once): a
+        baseline that did nothing."""
+        if not self.rewards:
+            return False
+        acted = set()
+        for step in self.steps:
+            calls = step.get("tool_calls")
+            calls = json.loads(calls) if isinstance(calls, str) else calls or []
+            if any(isinstance(call, dict) and call.get("function_name") in ACTING_TOOLS for call in calls):
+                acted.add(step["rollout_id"])
+        return not any(r["rollout_id"] in acted for r in self.rewards)
+
     def attempts(self) -> list[AttemptEvidence]:
         items: dict[str, dict[str, str]] = {}
         for result in self.results:
@@ -248,6 +264,10 @@ class _Decider:
         if rules.failures_from == "task":
             reason = "a challenge's items fail for the oracle too: an evaluator defect, not hardened"
             return self._carried(row, base, "defective", reason)
+        if evidence.empty():
+            reason = ("every attempt was an empty rollout (no command run, no file written): nothing shows the "
+                      "task is easy, whatever the trigger")  # fmt: skip
+            return self._carried(row, base, "kept", reason)
         if reward < self.threshold or (reward == self.threshold and not self.inclusive):
             reason = f"mean reward {reward:.2f} below the trigger {self.threshold:.2f}: the task still discriminates"
             return self._carried(row, base, "kept", reason)

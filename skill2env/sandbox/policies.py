@@ -2,12 +2,20 @@
 
 Their runs are rollouts like any other: a task validates when its oracle passes, its nop
 fails, and a partial oracle lands in between.
+
+A reference solution may be written in steps: marked sections of `solve.sh`, each opened by a
+line `# --- step: <name> ---` (what comes before the first marker is the preamble: shebang,
+`set -euo pipefail`, `cd`). The oracle runs the whole file as it is; `StepsPolicy` runs the
+preamble and the first steps only, so a cut never falls inside a program (a heredoc, a loop).
+Markers inside a heredoc's body are part of that body, never step boundaries.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -83,6 +91,78 @@ def truncated_script(script: str, fraction: float) -> str:
     if keep == 0:
         return "".join(line for line in lines if line.startswith("#!"))
     return "".join(lines[: commands[keep - 1] + 1])
+
+
+STEP_MARKER = re.compile(r"^[ \t]*#[ \t]*---[ \t]*step:[ \t]*(?P<name>\S(?:.*\S)?)[ \t]*---[ \t]*$")
+"""`# --- step: <name> ---`: opens a step of a reference solution written in steps."""
+_HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
+
+
+@dataclass(frozen=True)
+class SolutionStep:
+    name: str
+    text: str
+    """Its lines, the marker first."""
+
+
+@dataclass(frozen=True)
+class SolutionSteps:
+    """A reference solution split at its step markers (see the module docstring)."""
+
+    preamble: str
+    steps: tuple[SolutionStep, ...]
+
+    def script(self, keep: int) -> str:
+        """The preamble and the first `keep` steps."""
+        return self.preamble + "".join(step.text for step in self.steps[:keep])
+
+    def names(self, keep: int | None = None) -> list[str]:
+        return [step.name for step in self.steps[:keep]]
+
+
+def solution_steps(script: str) -> SolutionSteps:
+    """Split `script` at its step markers (none: every line is the preamble and there are no steps)."""
+    preamble: list[str] = []
+    steps: list[tuple[str, list[str]]] = []
+    pending: list[tuple[str, bool]] = []
+    """Heredocs opened and not yet closed: (delimiter, `<<-` strips leading tabs)."""
+    for line in script.splitlines(keepends=True):
+        if pending:
+            delimiter, tabs = pending[0]
+            if (line.rstrip("\n").lstrip("\t") if tabs else line.rstrip("\n")) == delimiter:
+                pending.pop(0)
+        else:
+            marker = STEP_MARKER.match(line.rstrip("\n"))
+            if marker:
+                steps.append((marker.group("name"), [line]))
+                continue
+            pending = [(m.group(3), m.group(1) == "-") for m in _HEREDOC.finditer(line.split(" #", 1)[0])]
+        (steps[-1][1] if steps else preamble).append(line)
+    return SolutionSteps("".join(preamble), tuple(SolutionStep(name, "".join(lines)) for name, lines in steps))
+
+
+def steps_to_run(count: int, fraction: float) -> int | None:
+    """How many of `count` steps the partial run keeps: `⌊fraction × count⌋`, every step at a
+    fraction of 1; None when the solution cannot be cut (fewer than two steps, below a fraction of 1)."""
+    if fraction >= 1.0:
+        return count
+    if count < 2:
+        return None
+    return math.floor(fraction * count)
+
+
+class StepsPolicy(OraclePolicy):
+    """Runs the preamble and the first `keep` steps of a reference solution written in steps."""
+
+    name = "partial"
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+
+    def act(self, sandbox: Sandbox, task: TaskDir) -> list[ExecResult]:
+        steps = solution_steps(task.solve_script.read_text())
+        script = steps.script(self.keep) if steps.steps else task.solve_script.read_text()
+        return [self._run_script(sandbox, task, script)]
 
 
 POLICIES: dict[str, type[ScriptedPolicy]] = {"nop": NopPolicy, "oracle": OraclePolicy, "partial": PartialPolicy}

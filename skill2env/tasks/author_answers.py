@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from skill2env.patterns.models import InformationLevel
 from skill2env.patterns.pool import PatternPool
 from skill2env.rubric.models import Rubric, check_problems
+from skill2env.sandbox.policies import solution_steps
 from skill2env.tasks.blueprint import (
     AcceptanceCriterion,
     Blueprint,
@@ -75,7 +76,11 @@ class BuildAnswer(_Answer):
     """Small workspace files, inline."""
     generator: str = ""
     """A standard-library Python script that writes the (large) workspace files into its working directory."""
-    solve_sh: str = Field(min_length=20)
+    solve_sh: str = Field(
+        min_length=20,
+        description="The reference solution: a bash script in ordered steps, each opened by a line "
+        "`# --- step: <name> ---` (shebang, `set -euo pipefail` and `cd` before the first step).",
+    )
     apt_packages: list[str] = Field(default_factory=list)
     pip_packages: list[str] = Field(default_factory=list)
     verifier_files: list[FileText] = Field(default_factory=list)
@@ -154,6 +159,7 @@ def solution_findings(solve_sh: str, blueprint: Blueprint) -> list[Finding]:
     if VERIFIER_PATHS.search(solve_sh):
         message = "solve.sh reads the verifier's files (/tests); it must derive everything from the workspace"
         findings.append(_error("solution", "reads_verifier", message))
+    findings += step_findings(solve_sh)
     hay = Haystack.of(solve_sh.splitlines())
     open_values = [needle(f.value) for f in _facts(blueprint, InformationLevel.STATED, InformationLevel.DISCOVERABLE)]
     for fact in _facts(blueprint, InformationLevel.AUTHOR_ONLY, InformationLevel.INFERABLE):
@@ -164,6 +170,24 @@ def solution_findings(solve_sh: str, blueprint: Blueprint) -> list[Finding]:
             message = (f"solve.sh writes the {fact.level.value} value of {fact.id} ({fact.value!r}) instead of "
                        "deriving it from the workspace")  # fmt: skip
             findings.append(_error("solution", "hardcoded_answer", message, fact.id))
+    return findings
+
+
+def step_findings(solve_sh: str) -> list[Finding]:
+    """The steps of a solution written in steps (`sandbox.policies.solution_steps`) have distinct
+    names and each runs a command. A solution without steps is not an error here: its partial gate
+    is skipped, saying so."""
+    findings = []
+    seen: set[str] = set()
+    for step in solution_steps(solve_sh).steps:
+        if step.name in seen:
+            findings.append(_error("solution", "duplicate_step", f"solve.sh has two steps named {step.name!r}",
+                                   step.name))  # fmt: skip
+        seen.add(step.name)
+        commands = [line for line in step.text.splitlines()[1:] if line.strip() and not line.lstrip().startswith("#")]
+        if not commands:
+            findings.append(_error("solution", "empty_step", f"step {step.name!r} of solve.sh runs no command",
+                                   step.name))  # fmt: skip
     return findings
 
 

@@ -4,7 +4,10 @@
   accepts a correct answer);
 * `nop`: doing nothing scores ≤ `NOP_AT_MOST` (0.1) (the evaluator is not satisfied by the initial workspace);
 * `partial`: the first half of the reference solution scores below the pass threshold (partial
-  work is not full credit);
+  work is not full credit). A world kit's task runs the kit's own partial solution; any other
+  task runs the first half of its solution's steps (`# --- step: <name> ---` sections of
+  `solve.sh`, see `sandbox.policies`). A solution not written in steps cannot be cut without
+  cutting a program in two, so its partial gate is `skipped`, saying so (never `passed`);
 * `leak`: no author-only value or inferable conclusion of the blueprint appears in what the agent
   of the *stored* task reads (its instruction, its environment's files and their names) — the
   directory the rollouts will use, searched again, not the author's draft;
@@ -38,7 +41,15 @@ from skill2env.rubric.models import Method, Rubric
 from skill2env.rubric.results import VerificationResult
 from skill2env.sandbox.backends import BackendName, make_sandbox
 from skill2env.sandbox.base import ExecResult, Sandbox, SandboxLimits
-from skill2env.sandbox.policies import NopPolicy, OraclePolicy, PartialPolicy, ScriptedPolicy, run_scripted_rollout
+from skill2env.sandbox.policies import (
+    NopPolicy,
+    OraclePolicy,
+    ScriptedPolicy,
+    StepsPolicy,
+    run_scripted_rollout,
+    solution_steps,
+    steps_to_run,
+)
 from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.thresholds import JUDGE_NOP_AT_MOST, JUDGE_ORACLE_AT_LEAST, NOP_AT_MOST, ORACLE_AT_LEAST
@@ -147,16 +158,37 @@ class ScriptTextPolicy(OraclePolicy):
         return [self._run_script(sandbox, task, self.script)]
 
 
-def partial_policy_for(task: TaskDir, fraction: float) -> ScriptedPolicy:
+NO_STEPS = "the reference solution is not written in steps (`# --- step: <name> ---` sections of solve.sh)"
+
+
+@dataclass(frozen=True)
+class PartialRun:
+    """What the partial gate runs (`policy`, with `what` it is), or why it cannot run (`policy` None)."""
+
+    policy: ScriptedPolicy | None
+    what: str
+
+
+def partial_policy_for(task: TaskDir, fraction: float) -> PartialRun:
     """A world kit's own partial solution (its reference solver stopped after the first deliverable)
-    when the task comes from a kit; else the first `fraction` of the oracle's commands."""
+    when the task comes from a kit; else the first `fraction` of the reference solution's steps
+    (`steps_to_run`). A solution with fewer than two steps cannot be cut: no policy, and why."""
     from skill2env.kits import KITS
 
     author = task.author or ""
     kit = KITS.get(author.removeprefix("offline:")) if author.startswith("offline:") else None
     if kit is not None:
-        return ScriptTextPolicy("partial", kit.partial_policy())
-    return PartialPolicy(fraction)
+        return PartialRun(ScriptTextPolicy("partial", kit.partial_policy()), f"the partial solution of {kit.name}")
+    script = task.solve_script.read_text() if task.solve_script.is_file() else ""
+    names = solution_steps(script).names()
+    keep = steps_to_run(len(names), fraction)
+    if keep is None:
+        why = f"the reference solution has only one step ({names[0]})" if names else NO_STEPS
+        return PartialRun(None, f"{why}: the partial gate cannot cut it without cutting a program in two, "
+                                "so it cannot run")  # fmt: skip
+    if not names:
+        return PartialRun(StepsPolicy(keep), "the whole reference solution (a fraction of 1)")
+    return PartialRun(StepsPolicy(keep), f"steps {names[:keep]} of {names}")
 
 
 def run_policy(policy: ScriptedPolicy, task: TaskDir, rubric: Rubric, sandboxes: SandboxFactory,
@@ -195,15 +227,20 @@ def validate_task(
     outcomes = []
     runs: dict[Gate, VerificationResult | None] = {}
     solved = task.solve_script.is_file()
+    partial = partial_policy_for(task, partial_fraction)
     for gate, policy, bound in (
         (Gate.oracle, OraclePolicy(), ORACLE_AT_LEAST),
         (Gate.nop, NopPolicy(), NOP_AT_MOST),
-        (Gate.partial, partial_policy_for(task, partial_fraction), rubric.pass_threshold),
+        (Gate.partial, partial.policy, rubric.pass_threshold),
     ):
         if not solved and gate != Gate.nop:
             outcomes.append(_unsolved_outcome(gate))
             continue
+        if policy is None:
+            outcomes.append(GateOutcome(gate, GateStatus.skipped, partial.what))
+            continue
         result, what, rollout_id = run_policy(policy, task, rubric, sandboxes, judge)
+        what = f"{what} ({partial.what})" if gate == Gate.partial else what
         runs[gate] = result
         outcomes.append(_scripted_outcome(gate, bound, rubric, result, what, rollout_id))
     outcomes.append(_leak_outcome(stored_task_leaks(task_dir, blueprint)))

@@ -127,3 +127,34 @@ def test_a_hardened_child_replaces_its_parent_only_past_every_gate(setting: Sett
     else:
         assert result["outcome"] == "rejected" and "oracle: oracle evidence" in result["reason"]
         assert stage.children[0].task_digest == setting[0]["task_digest"] and not stage.blueprints
+
+
+def _group(setting: Setting, calls: list[list[str]], reward: float) -> tuple[dict[str, Any], _GroupEvidence]:
+    """The parent's row at mean reward `reward`, and attempts that made these tool calls (one list each)."""
+    row = setting[0] | {"mean_reward": reward, "attempts": len(calls)}
+    rewards = [{"rollout_id": f"r{n}", "attempt": n, "reward": reward} for n in range(len(calls))]
+    steps = [{"rollout_id": f"r{n}", "step_id": 3, "observations": "[]",
+              "tool_calls": json.dumps([{"tool_call_id": "c", "function_name": f, "arguments": {}} for f in names])}
+             for n, names in enumerate(calls)]  # fmt: skip
+    return row, _GroupEvidence([], rewards, steps)
+
+
+@pytest.mark.parametrize(
+    ("calls", "triggered"),
+    [([["finish"], ["list_dir", "finish"]], False), ([["list_dir"], ["write_file", "finish"]], True)],
+)
+def test_the_adaptive_trigger_does_not_count_empty_rollouts(
+    setting: Setting, calls: list[list[str]], triggered: bool
+) -> None:
+    row, evidence = _group(setting, calls, 0.0)
+    _, store, skills = setting
+    stage = HardeningStage(row["domain"], 0)
+    additions = pl.DataFrame(schema={"diagnosis": pl.String, "candidate_id": pl.String, "pattern_id": pl.String})
+    # An adaptive trigger of 0 (every task of the domain scored 0), inclusive: 0 is "at or above" it.
+    decider = _Decider(stage, store, skills, {}, Hardeners(), seed_pool(), 0.0, True, additions)
+    result = decider.decide(row, evidence, row["task_id"])
+    assert result["triggered"] is triggered and result["outcome"] == "kept"
+    if not triggered:
+        assert "empty rollout" in result["reason"] and stage.children[0].task_digest == row["task_digest"]
+    else:
+        assert "no diagnoser model configured" in result["reason"]

@@ -29,7 +29,7 @@ _PROGRAM_NEEDS = {
     "osascript": "macos", "pbcopy": "macos", "pbpaste": "macos", "screencapture": "macos", "shortcuts": "macos",
     "xcrun": "macos", "xcodebuild": "macos", "launchctl": "macos", "mdfind": "macos", "imsg": "macos",
     "peekaboo": "gui", "cliclick": "gui", "xdotool": "gui", "ydotool": "gui", "pyautogui": "gui",
-    "nvidia-smi": "gpu",
+    "nvidia-smi": "gpu", "systemctl": "systemd", "journalctl": "systemd",
     "lp": "hardware", "lpstat": "hardware", "lpadmin": "hardware", "bluetoothctl": "hardware", "imagesnap": "hardware",
 }  # fmt: skip
 """Programs a skill runs (or ClawHub requires) that only exist with the platform or device."""
@@ -45,6 +45,12 @@ _SUBJECT_PLATFORM = {
         r"|\bon\s+(?:a\s+|your\s+)?mac\b",
         re.IGNORECASE,
     ),
+    # a container runs neither an init system nor, without privileges, a Docker engine of its own
+    "docker": re.compile(
+        r"\((?:via\s+|in\s+|using\s+)?docker\)|\b(?:runs?|running)\s+(?:in|inside|via)\s+docker\b"
+        r"|\b(?:in|inside)\s+docker\s*[.,;)]",
+        re.IGNORECASE,
+    ),
     "windows": re.compile(
         r"\bon\s+windows\b|\bwindows\s+(?:10|11|pcs?|machines?|desktops?|only)\b|\bpowershell\b|\bwin32\b",
         re.IGNORECASE,
@@ -58,7 +64,7 @@ _LINUX_NEEDLES = (
 _LINUX_STARTS = literal_starts(_LINUX_SUPPORT.pattern)
 _SUBJECT_PLATFORM_STARTS = {need: literal_starts(pattern.pattern) for need, pattern in _SUBJECT_PLATFORM.items()}
 _GPU_HARDWARE_SUBJECT = re.compile(r"\b(?:dgx|a100|h100|h200|b200|gb200)\b", re.IGNORECASE)
-_BODY_THRESHOLD = {"macos": 2, "windows": 3, "gui": 2, "gpu": 99, "hardware": 5}
+_BODY_THRESHOLD = {"macos": 2, "windows": 3, "gui": 2, "gpu": 99, "hardware": 5, "systemd": 99, "docker": 99}
 """How many SKILL.md signals of a need make it a requirement when the subject is silent.
 
 GPU mentions (CUDA, multi-GPU) describe options far more often than requirements, so only
@@ -157,7 +163,11 @@ def runtime_evidence(record: SkillRecord) -> list[str]:
         first = _first_use(text, group[0])
         cited = f"{where}:{first[0]}: {first[1]} " if first else f"{where}: "
         found.append(f"{cited}(runs {', '.join(group[:8])}{', …' if len(group) > 8 else ''}: {label})")
-    mentions = [signal for need in _collect(record).values() for signal in need.skill_md + need.other]
+    mentions = [
+        signal
+        for signal in record.signals
+        if need_of(signal.code) and not signal.code.endswith("-mention") and signal.code not in _SUBJECT_ONLY_CODES
+    ]
     if mentions:
         found.append(f"{evidence_line(mentions[0])} (incidental: no stated need, the workflow runs on Linux)")
     found.append(f"{where}: no macOS, Windows, GUI, GPU or device requirement in what the skill says or runs")

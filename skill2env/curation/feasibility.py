@@ -23,6 +23,7 @@ from skill2env.catalog.signals import (
     SUBJECT_PATH,
     evidence_line,
     has_ascii_twins,
+    literal_first,
     literal_starts,
     scan_text,
     search_from_starts,
@@ -90,7 +91,7 @@ _ACCOUNT_CONTEXT = re.compile(
     r"\b(?:your|my|user'?s|their|account|inbox|messages?|dms?|chats?|channels?|servers?|workspaces?|tasks?"
     r"|projects?|issues?|pull\s+requests?|prs|repos?|timelines?|tweets?|posts?|feeds?|profiles?|contacts?"
     r"|calendars?|events?|emails?|notes?|data|history|stats|activity|sleep|workouts?|highlights?|vault"
-    r"|send|post|read|reply|manage|sync|upload|publish|control|interact|access|query|fetch)\b",
+    r"|send|post|read|reply|manage|sync|upload|publish(?:es|ing|ed)?|publication|control|interact|access|query|fetch)\b",
     re.IGNORECASE,
 )
 
@@ -256,7 +257,21 @@ def judge_feasible(record: SkillRecord) -> Verdict:
     reasons, evidence = _failures(record, subject, body, signals)
     if reasons:
         return Verdict(criterion=Criterion.feasible, outcome=Outcome.fail, reasons=reasons, evidence=evidence[:8])
+    harness = live_harness_line(record, body)
+    if harness:
+        # the agent harness's own sessions, cron jobs, channels or gateway: a live deployment, not a task input
+        return Verdict(
+            criterion=Criterion.feasible, outcome=Outcome.fail, reasons=["needs:live-harness"], evidence=[harness]
+        )
     apis = remote_api_hosts(signals)
+    own = _own_service_key(record, subject, signals)
+    if own and not apis:
+        return Verdict(
+            criterion=Criterion.feasible,
+            outcome=Outcome.fail,
+            reasons=[f"needs:network:{own[0]}"],
+            evidence=[own[1]],
+        )
     if apis:
         # a live third-party API, even without a key: task containers run offline, and its answers
         # change from one day to the next
@@ -311,6 +326,71 @@ def _keys_optional_line(text: str, head: str) -> tuple[int, str] | None:
     line = " ".join(head[start : len(head) if end == -1 else end].split())[:140]
     at = text.replace("\r\n", "\n").find(head[start : start + 200]) if start else text.find(head[:200])
     return text.count("\n", 0, max(at, 0)) + 1, line
+
+
+# Operations on the running agent harness: its CLI run on sessions, cron jobs, channels, agents or the
+# gateway, its session tools, its gateway socket; in the subject, the harness's own live objects.
+_HARNESS_OPERATION = re.compile(
+    literal_first(
+        r"\b(?:openclaw|clawdbot|moltbot)\s+(?:agent|cron|message|sessions?|gateway|channels?|nodes)\b"
+        r"|\bsessions_(?:list|history|send|spawn)\b|\bgateway\s+websocket\b"
+    ),
+    re.IGNORECASE,
+)
+_COMMAND_START = re.compile(r"(?:^|`|\$|\d|&&|\|)\s*\Z", re.MULTILINE)
+"""What comes before a harness CLI call run as a command: a line start, a backtick, a prompt, a cron
+schedule, a chained command."""
+_HARNESS_SUBJECT = re.compile(
+    r"\b(?:openclaw|clawdbot|moltbot)(?:'s)?\s+(?:cron\s+jobs?|sessions?|gateway|channels?|conversations?)\b",
+    re.IGNORECASE,
+)
+_HARNESS_NEEDLES = ("openclaw", "clawdbot", "moltbot", "sessions_", "gateway websocket")
+
+
+def live_harness_line(record: SkillRecord, body: str) -> str | None:
+    """`SKILL.md:<line>: <text>` of the first operation on the live agent harness (its sessions, cron
+    jobs, channels, gateway) that the skill's name, description or SKILL.md performs."""
+    for where, text in ((SUBJECT_PATH, skill_subject(record)), (record.skill_md_file, body)):
+        lower = lower_text(text) if text is body else text.lower()
+        if not any(needle in lower for needle in _HARNESS_NEEDLES):
+            continue
+        match = _harness_match(text, subject=where == SUBJECT_PATH)
+        if match:
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            line_end = text.find("\n", match.start())
+            excerpt = " ".join(text[line_start : len(text) if line_end == -1 else line_end].split())[:160]
+            if where == SUBJECT_PATH:
+                return f"{where}: {excerpt}"
+            full = (record.skill_md_text or "").replace("\r\n", "\n")
+            line = full.count("\n", 0, max(len(full) - len(body), 0) + match.start()) + 1
+            return f"{where}:{line}: {excerpt}"
+    return None
+
+
+def _harness_match(text: str, *, subject: bool) -> re.Match[str] | None:
+    if subject:
+        return _HARNESS_SUBJECT.search(text)
+    for match in _HARNESS_OPERATION.finditer(text):
+        if match.group()[:1] in "sSgG":  # a session tool or the gateway socket
+            return match
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if _COMMAND_START.search(text, line_start, match.start()):
+            return match
+    return None
+
+
+def _own_service_key(record: SkillRecord, subject: str, signals: list[Signal]) -> tuple[str, str] | None:
+    """The service the skill is about, when SKILL.md calls its key optional: the service answers without
+    a key, so the workflow calls it over the network (`TFL_APP_KEY` "if you have one", in a TfL skill)."""
+    words = {word for word in re.findall(r"[a-z0-9]+", subject.lower()) if len(word) >= 3}
+    for signal in signals:
+        if signal.code != "api-credential" or not _OPTIONAL_LINE.search(signal.excerpt):
+            continue
+        for name in CREDENTIAL_NAME.findall(signal.excerpt):
+            prefix = name.split("_", 1)[0].lower()
+            if prefix in words and classify_credential(name) == "paid-api-key":
+                return prefix, evidence_line(signal)
+    return None
 
 
 def live_data_sentence(subject: str) -> str | None:
@@ -503,11 +583,14 @@ def _external_services(body: str, signals: list[Signal]) -> list[tuple[str, str]
 def remote_api_hosts(signals: Iterable[Signal]) -> list[tuple[str, int]]:
     """Remote hosts the skill sends requests to, most used first (local and doc hosts left out).
 
-    A declared base URL or socket counts `MIN_API_REQUESTS`, a request command once.
+    A declared base URL or socket, or a request a script makes, counts `MIN_API_REQUESTS`; a request
+    command in SKILL.md once.
     """
     counts: dict[str, int] = {}
     for signal in signals:
         weight = {"remote-api-base": MIN_API_REQUESTS, "remote-api-call": 1}.get(signal.code)
+        if weight and signal.file.lower().endswith(CODE_SUFFIXES):
+            weight = MIN_API_REQUESTS  # a script's request runs whenever the script does
         host = _host(signal.excerpt) if weight else None
         if weight and host and "." in host and not _BENIGN_HOST.search(host):
             counts[host] = counts.get(host, 0) + weight

@@ -34,7 +34,22 @@ AGENT_PROCESS_MAX_BLOCKS = 3
 """A skill about the agent's own process (plans, subagents, reviews) with this few command blocks is
 meta-process advice; more blocks than this make a concrete procedure (worktrees, test runners)."""
 
+PERSONA_MAX_BLOCKS = 3
+"""A skill whose name or description casts the agent as a character (role-play, a game) with this few
+command blocks is a persona: its blocks are sample dialogue or a demo."""
+PROSE_MAX_BLOCKS = 2
+"""A skill whose deliverable is persuasive or personal writing with this few command blocks is advice."""
+
 SUBJECT = "<subject>"
+# What a skill delivers when it is writing judged by taste: proposals, blog posts, essays, copy.
+_PROSE_DELIVERABLE = re.compile(
+    r"\b(?:writ(?:e|es|ing)|draft(?:s|ing)?|compos(?:e|es|ing)|ghost-?writ\w*|craft(?:s|ing)?)\s+(?:\w+\s+){0,3}?"
+    r"(?:(?:research|grant)\s+proposals?|proposals?|blog\s+posts?|articles?|essays?|narratives?|marketing\s+copy"
+    r"|copy|cover\s+letters?|speeches|stories|poems?|newsletters?|press\s+releases?|long-form\s+content)\b",
+    re.IGNORECASE,
+)
+_ACCURATE_OUTPUT = re.compile(r"\b(?:templates?|latex|schema|validat\w*|lint\w*|format(?:s|ting)?\s+checks?)\b", re.I)
+"""Writing with a checkable form (a template, a schema, a linter) is not judged by taste alone."""
 # The agent's own way of working, as a skill's name or description states it: planning, dispatching
 # subagents, answering review feedback, what to do before coding or claiming completion.
 _AGENT_PROCESS = re.compile(
@@ -544,7 +559,7 @@ def judge_practical(record: SkillRecord) -> Verdict:
     if record.status == SkillStatus.unreadable:
         return _verdict(Outcome.fail, [f"unreadable:{_slug(record.reason) or 'skill-md'}"], [])
     reasons, evidence = _format_problems(record)
-    view = _Body(skill_body(record), skill_subject(record))
+    view = _view(record)
     content_reasons, content_evidence = _content_problems(record, view)
     reasons += content_reasons
     evidence += content_evidence
@@ -571,7 +586,7 @@ def procedure_evidence(record: SkillRecord, view: _Body | None = None) -> list[s
     """Why a skill passes as practical, as `file:line: excerpt` lines: the first command block, the
     scripts it runs, its first step and the local files it works on."""
     where = record.skill_md_file
-    view = view or _Body(skill_body(record), skill_subject(record))
+    view = view or _view(record)
     text = (record.skill_md_text or "").replace("\r\n", "\n")
     offset = max(len(text) - len(view.body), 0)  # the body is the end of the text
     found: list[str] = []
@@ -619,6 +634,19 @@ def _line_at(text: str, pos: int) -> str:
     return " ".join(text[start : len(text) if end == -1 else end].split())
 
 
+def _view(record: SkillRecord) -> _Body:
+    """The lazy measures of the record's body, remembered for the last record (its pass evidence asks again)."""
+    body, subject = skill_body(record), skill_subject(record)
+    cached = _VIEW_MEMO[0]
+    if cached is not None and cached.body is body and cached.subject is subject:
+        return cached
+    view = _VIEW_MEMO[0] = _Body(body, subject)
+    return view
+
+
+_VIEW_MEMO: list[_Body | None] = [None]
+
+
 def _format_problems(record: SkillRecord) -> tuple[list[str], list[str]]:
     reasons: list[str] = []
     evidence: list[str] = []
@@ -655,7 +683,16 @@ def _content_problems(record: SkillRecord, view: _Body) -> tuple[list[str], list
         return ["stub:test-skill"], [f"{where}: name {_name(record) or record.path!r}"]
     if view.looks_like_code:
         return ["code:skillmd-is-code"], [f"{where}:1: {_first_line(skill_body(record))}"]
-    doing = view.has_command_block or _has_scripts(record)
+    # scripts count when the body shows how to run them; a script nobody runs is a demo
+    doing = view.has_command_block or (_has_scripts(record) and view.at_least("inline_commands", 1))
+    subject_persona = _cues(_PERSONA_STRONG, _PERSONA_STRONG_NEEDLES, view.subject.lower())
+    if subject_persona and view.command_blocks <= PERSONA_MAX_BLOCKS:
+        # the skill says what it is: a character or a game to play; sample blocks are not a workflow
+        return ["persona:no-workflow"], [f"{SUBJECT}: " + "; ".join(subject_persona[:4])]
+    prose = _PROSE_DELIVERABLE.search(view.subject)
+    if prose and view.command_blocks <= PROSE_MAX_BLOCKS and not _ACCURATE_OUTPUT.search(view.subject):
+        # persuasive or personal writing: judged by taste, and a demo block does not change that
+        return ["advice:prose-deliverable"], [f"{SUBJECT}: {_around(view.subject, prose)}"]
     if not doing:
         # a persona that also never touches a file is pure conversation: nothing to execute or check
         talking_only = view.artifacts == 0
@@ -663,7 +700,7 @@ def _content_problems(record: SkillRecord, view: _Body) -> tuple[list[str], list
         if (strong and (talking_only or total >= 2)) or total - strong >= 3:
             return ["persona:no-workflow"], [f"{where}: " + "; ".join(view.persona_cues[:4])]
     agent_process = _AGENT_PROCESS.search(view.subject)
-    if agent_process and not _has_scripts(record) and view.command_blocks <= AGENT_PROCESS_MAX_BLOCKS:
+    if agent_process and view.command_blocks <= AGENT_PROCESS_MAX_BLOCKS:
         match = agent_process
         return ["advice:agent-process"], [f"{SUBJECT}: {_around(view.subject, match)}"]
     # with a command block, inline commands or scripts there is something to execute

@@ -169,8 +169,9 @@ def compo_tasks(
 
 
 class CompoRolloutsConfig(dg.Config):
-    policy: str = "oracle"
-    """solver (the solver role's model) | oracle | partial | nop | script:<path to a JSON file of turns>."""
+    policy: str = "auto"
+    """solver (the solver role's model) | oracle | partial | nop | script:<path to a JSON file of turns>;
+    auto: the solver when a solver endpoint is configured, else the oracle (scripted)."""
     attempts: int = 1
     """Attempts per task (one group per task)."""
     gateway: str = "auto"
@@ -209,7 +210,7 @@ def compo_rollouts(
 ) -> dg.MaterializeResult:
     """One row per rollout attempt of every current CompoTask of a domain; the completed, scored ones
     also as rows of `compo_sft_examples`."""
-    known = (*COMPO_POLICIES, "script:")
+    known = (*COMPO_POLICIES, "auto", "script:")
     if not config.policy.startswith(known) or config.attempts < 1:
         raise dg.Failure(f"policy must be one of {', '.join(COMPO_POLICIES)} or script:<file>, attempts ≥ 1")
     if config.gateway not in (*HOST_NAMES, "auto"):
@@ -218,8 +219,12 @@ def compo_rollouts(
     limits = LoopLimits(max_turns=config.max_turns, max_tokens=config.max_tokens or None)
     writes, summary, frames = [], [], []
     with llm.session(context, store) as models:
+        policy = config.policy
+        if policy == "auto":
+            policy = "solver" if models.configured("solver") else "oracle"
+            context.log.info(f"policy: {policy}")
         try:
-            client = models.client("solver") if config.policy == "solver" else None
+            client = models.client("solver") if policy == "solver" else None
         except ModelNotConfigured as exc:
             raise dg.Failure(description=str(exc)) from exc
         world_model: WorldModel | None = None
@@ -229,7 +234,7 @@ def compo_rollouts(
             tasks = _compo_tasks_of(store, domain, config)
             try:
                 attempts = roll_out_compo(
-                    tasks, config.policy, attempts=config.attempts, client=client, host=config.gateway,
+                    tasks, policy, attempts=config.attempts, client=client, host=config.gateway,
                     world_model=world_model, run_id=context.run.run_id, limits=limits,
                     concurrency=config.concurrency or sandbox_slots(),
                 ) if tasks else []  # fmt: skip
@@ -263,7 +268,7 @@ def compo_rollouts(
         metadata={
             "dagster/row_count": everything.height,
             "tasks": sum(row["tasks"] for row in summary),
-            "policy": policy_label(config.policy),
+            "policy": policy_label(policy),
             "model": client.model if client is not None else "",
             "backend": ", ".join(sorted(set(everything.get_column("backend").to_list()))) or config.gateway,
             "sft_examples": sum(row["sft_examples"] for row in summary),

@@ -28,11 +28,10 @@ from skill2env.exports.plots import (
     markdown_image,
     validation_funnel_png,
 )
-from skill2env.exports.sft import write_sft
+from skill2env.exports.sft import COMPOWORLD_SOURCE, sft_export_frame, write_sft
 from skill2env.formatting import markdown_table
 from skill2env.home import DEFAULT_ITERATIONS, Home, default_skills_root
 from skill2env.lake.lake import Lake
-from skill2env.lake.sqlfiles import load_sql
 from skill2env.llm.errors import ModelNotConfigured
 from skill2env.pipeline.hardening import adaptive_threshold, harden_stage, session_hardeners
 from skill2env.pipeline.policies import pipeline_policy, session_judge, session_red_team
@@ -371,23 +370,25 @@ def hardening_asset(iteration: int) -> dg.AssetsDefinition:
 def sft_trajectories_asset(iterations: int) -> dg.AssetsDefinition:
     @dg.asset(
         key="sft_trajectories",
-        deps=[stage_key(k, "failure_classifications") for k in range(iterations + 1)],
+        deps=[*(stage_key(k, "failure_classifications") for k in range(iterations + 1)), "compo_rollouts"],
         group_name="exports",
         kinds={"duckdb", "parquet"},
         pool="lake",
     )
     def sft_trajectories(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
-        """The SFT set: rollouts with reward > 0.9 from every iteration, written as OpenAI chat JSONL and
-        Parquet under `<home>/exports/sft/`, each example with its lineage."""
+        """The SFT set: rollouts with reward > 0.9 from every iteration, and CompoWorld's attempts above it,
+        written as OpenAI chat JSONL and Parquet under `<home>/exports/sft/`, each example with its lineage
+        (`source`: skills | compoworld)."""
         store, home = lake.lake(), Home.resolve(lake.home or None)
-        frame = store.query(load_sql("queries/sft_candidates"), {"min_reward": SFT_MIN_REWARD})
+        frame = sft_export_frame(store, SFT_MIN_REWARD)
         out = home.root / "exports" / "sft"
         written = {fmt: write_sft(frame, out / f"sft.{fmt}", fmt) for fmt in ("jsonl", "parquet")}
-        by_iteration = frame.group_by("iteration").len().sort("iteration")
+        by_iteration = frame.group_by("source", "iteration").len().sort("source", "iteration")
         return dg.MaterializeResult(
             metadata={
                 "dagster/row_count": frame.height,
                 "examples": written["jsonl"],
+                "compoworld_examples": frame.filter(pl.col("source") == COMPOWORLD_SOURCE).height,
                 "min_reward": SFT_MIN_REWARD,
                 "by_iteration": dg.MetadataValue.md(markdown_table(by_iteration)),
                 "hardening_curve": dg.MetadataValue.md(

@@ -23,6 +23,7 @@ from skill2env import __version__
 from skill2env.exports.cli import report_command
 from skill2env.formatting import print_frame
 from skill2env.home import (
+    CODE_LOCATION,
     Home,
     PipelineConfigError,
     activate_home,
@@ -107,6 +108,9 @@ def catalog(skills_root: Path, home: Path | None, workers: int) -> None:
 )
 @click.option("--llm-base-url", default=None, help="OpenAI-compatible endpoint for every model role, for this run.")
 @click.option("--llm-model", default=None, help="Model name for every model role, for this run.")
+@click.option("--compoworld/--no-compoworld", default=True, show_default=True,
+              help="Also verify CompoWorld's services, generate its cross-service tasks and roll them out "
+              "(the solver's model when configured, else the oracle).")  # fmt: skip
 def run(
     skills_root: Path | None,
     home: Path | None,
@@ -117,9 +121,11 @@ def run(
     policy: str,
     llm_base_url: str | None,
     llm_model: str | None,
+    compoworld: bool,
 ) -> None:
     """Run the main job: catalog, curation, pattern selection, tasks, validation, rollouts, scores,
-    `--iterations` rounds of hardening and the SFT export; then print what came out."""
+    `--iterations` rounds of hardening, CompoWorld (services, tasks, rollouts) and the SFT and RL exports;
+    then print what came out. Each job's run shows under its job in `skill2env ui`."""
     from skill2env.definitions import PipelineOptions, PipelineRunError, run_pipeline
 
     for variable, value in (("SKILL2ENV_LLM_BASE_URL", llm_base_url), ("SKILL2ENV_LLM_MODEL", llm_model)):
@@ -132,7 +138,9 @@ def run(
         console.print(f"[red]error:[/red] {exc}")
         sys.exit(2)
     save_iterations(resolved, iterations)
-    options = PipelineOptions(iterations=iterations, backend=backend, attempts=attempts, policy=policy)
+    options = PipelineOptions(
+        iterations=iterations, backend=backend, attempts=attempts, policy=policy, compoworld=compoworld
+    )
     started = time.monotonic()
     with _progress_view(f"Running the pipeline on {root} ({iterations} hardening iterations)", started) as view:
         try:
@@ -148,12 +156,22 @@ def run(
     _print_frame_titled("Tasks per iteration (all domains)", tasks)
     _print_frame_titled("Hardening curve (paired tasks, all domains)",
                         outcome.hardening_curve.filter(pl.col("domain") == "*"))  # fmt: skip
+    if compoworld:
+        stats = outcome.compoworld.select("services", "verified_services", "tools", "edges", "tasks", "skipped_tasks")
+        _print_frame_titled("CompoWorld (services, tool graph, cross-service tasks)", stats)
+        _print_frame_titled("CompoWorld rollouts", outcome.compo_rollouts.drop("mean_turns", "mean_tool_calls"))
+    total = outcome.sft_examples + outcome.compo_sft_examples
     console.print(
-        f"SFT examples (reward > {SFT_MIN_REWARD}): [bold]{outcome.sft_examples}[/bold] "
+        f"SFT examples (reward > {SFT_MIN_REWARD}): [bold]{total}[/bold] "
+        f"({outcome.sft_examples} from skills, {outcome.compo_sft_examples} from CompoWorld) "
         f"in {resolved.root / 'exports/sft'}"
     )
     rl_dir = resolved.root / "exports/rl"
-    console.print(f"RL environments: [bold]{outcome.rl_tasks}[/bold] task directories in {rl_dir}")
+    compo_tasks = int(outcome.compoworld.get_column("tasks").item()) if outcome.compoworld.height else 0
+    console.print(
+        f"RL environments: [bold]{outcome.rl_tasks}[/bold] task directories and {compo_tasks} CompoWorld tasks "
+        f"in {rl_dir}"
+    )
     console.print('Query it: [bold]skill2env sql "SELECT * FROM task_stats"[/bold], lineage, hardening_curve, …')
 
 
@@ -296,10 +314,6 @@ def ui(home: Path | None, host: str, port: int) -> None:
 
 def _dagster_command(name: str) -> str | None:
     return shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
-
-
-CODE_LOCATION = "skill2env"
-"""The code location's name in the UI (as `[tool.dagster]` in pyproject.toml names it)."""
 
 
 def write_workspace(home: Home) -> Path:

@@ -16,6 +16,10 @@ from pathlib import Path
 
 import dagster as dg
 import polars as pl
+from dagster._core.definitions.repository_definition.valid_definitions import SINGLETON_REPOSITORY_NAME
+from dagster._core.remote_origin import RemoteJobOrigin, RemoteRepositoryOrigin
+from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
+from dagster._core.workspace.load import location_origin_from_module_name
 
 from assets.catalog import skill_catalog
 from assets.checks import asset_checks
@@ -30,7 +34,8 @@ from assets.tasks import task_authoring
 from assets.versions import with_code_versions
 from resources.lake import LakeResource
 from resources.llm import LlmResource
-from skill2env.home import DEFAULT_ITERATIONS, Home, activate_home, configured_iterations
+from skill2env.compoworld.service import DOMAINS as COMPOWORLD_DOMAINS
+from skill2env.home import CODE_LOCATION, DEFAULT_ITERATIONS, Home, activate_home, configured_iterations
 from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.thresholds import SFT_MIN_REWARD
@@ -44,6 +49,13 @@ curation_job = dg.define_asset_job(
     "curation_job",
     selection=["curated_skills", "pattern_selections"],
     description="Curate skills by domain partition; a partition range runs as one run.",
+)
+compoworld_job = dg.define_asset_job(
+    "compoworld_job",
+    selection=["service_graph", "compo_tasks", "compo_rollouts"],
+    description="Verify CompoWorld's services and build their tool graph, generate cross-service tasks per "
+    "CompoWorld domain and roll them out (the solver's model when one is configured, else the oracle); "
+    "a partition range runs as one run.",
 )
 RANGE_START_TAG = "dagster/asset_partition_range_start"
 RANGE_END_TAG = "dagster/asset_partition_range_end"
@@ -167,7 +179,7 @@ def build_definitions(home: str = "", iterations: int | None = None) -> dg.Defin
     return dg.Definitions(
         assets=with_code_versions(assets),
         asset_checks=asset_checks(iterations),
-        jobs=[catalog_job, curation_job, environments_job(iterations), exports_job],
+        jobs=[catalog_job, curation_job, environments_job(iterations), compoworld_job, exports_job],
         resources={"lake": LakeResource(home=home), "llm": LlmResource(home=home)},
         loggers={"console": dg.colored_console_logger, "progress": progress_forwarder},
     )
@@ -179,6 +191,38 @@ defs = build_definitions()
 
 class PipelineRunError(RuntimeError):
     """A job run failed; the message names the failed steps and their errors."""
+
+
+def job_origin(job_name: str) -> RemoteJobOrigin:
+    """Where the UI finds `job_name`: the repository of this module's `defs` in the code location that
+    `skill2env ui`'s workspace names (`CODE_LOCATION`)."""
+    location = location_origin_from_module_name(__name__, None, None, CODE_LOCATION)
+    return RemoteJobOrigin(RemoteRepositoryOrigin(location, SINGLETON_REPOSITORY_NAME), job_name)
+
+
+def execute_job(
+    bound: dg.Definitions,
+    job_name: str,
+    instance: dg.DagsterInstance,
+    run_config: dict[str, object],
+    *,
+    tags: dict[str, str] | None = None,
+) -> dg.ExecuteInProcessResult:
+    """Run `job_name` of `bound` in this process on `instance`, as a run of that job of the UI's code
+    location: tagged with its repository label from the start (the UI lists a job's runs by its name
+    and that tag: the Jobs page, the job's Runs tab), and given the job's origin once it ends, as a run
+    launched from the UI carries it (the run's repository origin, what re-execution looks the job up by)."""
+    origin = job_origin(job_name)
+    result = bound.resolve_job_def(job_name).execute_in_process(
+        run_config=run_config,
+        instance=instance,
+        tags={**(tags or {}), REPOSITORY_LABEL_TAG: origin.repository_origin.get_label()},
+        raise_on_error=False,
+    )
+    run = instance.get_run_by_id(result.run_id)
+    if run is not None:
+        instance.run_storage.replace_job_origin(run, origin)
+    return result
 
 
 @dataclass(frozen=True)
@@ -224,20 +268,19 @@ def _run_catalog(home: Home, skills_root: Path, *, workers: int, log_level: str)
     loggers = {"console": {"config": {"log_level": log_level}}, "progress": {}}
     catalog_config = {"skills_root": str(skills_root), "workers": workers}
     with dg.DagsterInstance.get() as instance:
-        result = bound.resolve_job_def("catalog_job").execute_in_process(
-            run_config={"ops": {"skill_catalog": {"config": catalog_config}}, "loggers": loggers},
-            instance=instance,
-            raise_on_error=False,
+        result = execute_job(
+            bound, "catalog_job", instance, {"ops": {"skill_catalog": {"config": catalog_config}}, "loggers": loggers}
         )
         _raise_if_failed(result, "catalog_job")
         step_seconds = _step_seconds(instance, result.run_id)
         keys = instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME)
         if keys:
-            result = bound.resolve_job_def("curation_job").execute_in_process(
-                run_config={"ops": {"curated_skills": {"config": {"workers": workers}}}, "loggers": loggers},
-                instance=instance,
+            result = execute_job(
+                bound,
+                "curation_job",
+                instance,
+                {"ops": {"curated_skills": {"config": {"workers": workers}}}, "loggers": loggers},
                 tags={RANGE_START_TAG: keys[0], RANGE_END_TAG: keys[-1]},
-                raise_on_error=False,
             )
             _raise_if_failed(result, "curation_job")
             step_seconds |= _step_seconds(instance, result.run_id)
@@ -292,6 +335,10 @@ class PipelineOptions:
     attempts: int = 4
     trigger: str = "auto"
     threshold: float = 0.7
+    compoworld: bool = False
+    """Also materialize CompoWorld (`compoworld_job`: services, tasks per CompoWorld domain, rollouts), as
+    `skill2env run` does, so its SFT examples and RL rows join the exports."""
+    compo_tasks_per_domain: int = 20
 
 
 @dataclass(frozen=True)
@@ -304,6 +351,12 @@ class PipelineOutcome:
     sft_examples: int
     rl_tasks: int
     """Task directories in the RL set (`<home>/exports/rl/tasks/`)."""
+    compoworld: pl.DataFrame
+    """One row (`compoworld_stats`): services (verified), tools, graph edges, tasks."""
+    compo_rollouts: pl.DataFrame
+    """`compo_rollout_summary`: per CompoWorld domain and policy, attempts, rewards, calls."""
+    compo_sft_examples: int
+    """CompoWorld's examples in the SFT set (reward above the SFT threshold)."""
 
 
 def run_pipeline(
@@ -318,7 +371,8 @@ def run_pipeline(
 ) -> PipelineOutcome:
     """The whole pipeline in-process on the persistent instance: catalog and curation, then task
     authoring and every iteration's validation, rollouts, scores and hardening (one run over all
-    domains), then the SFT export. `progress` and `stages` as for `run_catalog`."""
+    domains), then CompoWorld (with `options.compoworld`), then the SFT and RL exports. Each job's run
+    is a run of that job in the UI. `progress` and `stages` as for `run_catalog`."""
     with _forwarding(ProgressSinks(progress, stages)):
         catalog = _run_catalog(home, skills_root, workers=workers, log_level=log_level)
         step_seconds = _run_environments(home, skills_root, options, log_level=log_level)
@@ -331,6 +385,9 @@ def run_pipeline(
         hardening_curve=lake.query("SELECT * FROM hardening_curve"),
         sft_examples=lake.query(load_sql("queries/sft_candidates"), {"min_reward": SFT_MIN_REWARD}).height,
         rl_tasks=_count_dirs(home.root / "exports" / "rl" / "tasks"),
+        compoworld=lake.query("SELECT * FROM compoworld_stats"),
+        compo_rollouts=lake.query("SELECT * FROM compo_rollout_summary"),
+        compo_sft_examples=lake.query(load_sql("queries/compo_sft_candidates"), {"min_reward": SFT_MIN_REWARD}).height,
     )
 
 
@@ -360,17 +417,39 @@ def _run_environments(home: Home, skills_root: Path, options: PipelineOptions, *
         keys = instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME)
         if not keys:
             return step_seconds
-        result = bound.resolve_job_def("environments_job").execute_in_process(
-            run_config={"ops": ops, "loggers": loggers},
-            instance=instance,
+        result = execute_job(
+            bound,
+            "environments_job",
+            instance,
+            {"ops": ops, "loggers": loggers},
             tags={RANGE_START_TAG: keys[0], RANGE_END_TAG: keys[-1]},
-            raise_on_error=False,
         )
         _raise_if_failed(result, "environments_job")
         step_seconds |= _step_seconds(instance, result.run_id)
-        result = bound.resolve_job_def("exports_job").execute_in_process(
-            run_config={"loggers": loggers}, instance=instance, raise_on_error=False
-        )
+        if options.compoworld:
+            result = execute_job(
+                bound,
+                "compoworld_job",
+                instance,
+                {"ops": _compoworld_ops(options), "loggers": loggers},
+                tags={RANGE_START_TAG: COMPOWORLD_DOMAINS[0], RANGE_END_TAG: COMPOWORLD_DOMAINS[-1]},
+            )
+            _raise_if_failed(result, "compoworld_job")
+            step_seconds |= _step_seconds(instance, result.run_id)
+        result = execute_job(bound, "exports_job", instance, {"loggers": loggers})
         _raise_if_failed(result, "exports_job")
         step_seconds |= _step_seconds(instance, result.run_id)
     return step_seconds
+
+
+def _compoworld_ops(options: PipelineOptions) -> dict[str, dict[str, object]]:
+    """CompoWorld's configuration for a pipeline run: the services' tests in bwrap when the run's
+    backend is bwrap (else wherever `auto` finds), the rollouts by the solver's model when one is
+    configured, else by the oracle (`auto`), one attempt per task, with the services answering in this
+    process (they are the project's own code; a sandbox per attempt would cost seconds each)."""
+    verify = "bwrap" if options.backend == "bwrap" else "auto"
+    return {
+        "service_graph": {"config": {"verify_backend": verify}},
+        "compo_tasks": {"config": {"tasks_per_domain": options.compo_tasks_per_domain}},
+        "compo_rollouts": {"config": {"policy": "auto", "gateway": "in_process"}},
+    }

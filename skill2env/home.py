@@ -16,6 +16,9 @@ DAGSTER_YAML = PACKAGE_DIR / "dagster.yaml"
 DEFAULT_ITERATIONS = 2
 ITERATIONS_VARIABLE = "SKILL2ENV_ITERATIONS"
 """Hardening iterations of the definitions: this variable, else `<home>/pipeline.toml`, else the default."""
+CODE_LOCATION = "skill2env"
+"""The code location's name in the UI (as `[tool.dagster]` in pyproject.toml names it); the CLI's runs
+are runs of its jobs."""
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,9 @@ from rich.console import Console
 
 from skill2env.exports.report import write_report
 from skill2env.exports.rl import export_rl
-from skill2env.exports.sft import write_sft
+from skill2env.exports.sft import sft_export_frame, write_sft
 from skill2env.home import Home
 from skill2env.lake.lake import Lake, LakeError
-from skill2env.lake.sqlfiles import load_sql
 from skill2env.tasks.cli import export_group, home_option
 from skill2env.tasks.export import ExportError
 from skill2env.tasks.store import TaskStore
@@ -49,12 +48,13 @@ def export_sft(out: Path, min_reward: float, fmt: str, home: Path | None) -> Non
     """Write the SFT examples whose reward exceeds --min-reward to OUT, each with its lineage.
 
     Only completed, verified rollouts qualify (no infrastructure error), whose trajectory is not in
-    `rollout_flags`, of tasks not flagged as defective (by a hardening round or in `task_defects`); every
+    `rollout_flags`, of tasks not flagged as defective (by a hardening round or in `task_defects`), and
+    CompoWorld's completed, scored attempts (`source` compoworld, with their task's services); every
     example is validated before the file appears.
     """
     _, lake = _existing_lake(home)
     try:
-        frame = lake.query(load_sql("queries/sft_candidates"), {"min_reward": min_reward})
+        frame = sft_export_frame(lake, min_reward)
         written = write_sft(frame, out, "parquet" if fmt == "parquet" else "jsonl")
     except (LakeError, duckdb.Error) as exc:
         console.print(f"[red]error:[/red] {exc}")

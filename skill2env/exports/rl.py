@@ -7,6 +7,10 @@
     out/item_pass_rates.csv         the same table
     out/rollouts.parquet            one row per verified attempt at an exported task: its reward, and
     out/rollouts.csv                whether its trajectory was flagged (`rollout_flags`), by which rules
+    out/compoworld/tasks.jsonl      each current CompoTask (initial states, goal, oracle, rubric) with its
+                                    task id, domain, services and capability tags
+    out/compoworld/rollouts.parquet one row per attempt at a CompoTask: status, reward, the group reward
+    out/compoworld/rollouts.csv     and advantage of its group, the task's services
 
 The weights are the `item_pass_rates` view's: w'_c ∝ w_c · (1 − p_c + ε) with
 ε = `thresholds.PASS_RATE_FLOOR` (0.1), normalised per group of attempts, so items the group rarely
@@ -17,6 +21,7 @@ many of a group's were, and `rollouts.*` which ones.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +42,8 @@ ROLLOUT_COLUMNS = ("rollout_id", "task_id", "task_digest", "domain", "iteration"
                    "verification", "reward", "full_credit", "flagged", "flag_rules", "flag_severity",
                    "flag_steps")  # fmt: skip
 GROUP = ("task_id", "iteration", "policy")
+COMPOWORLD_DIR = "compoworld"
+COMPO_TASKS_FILE = "tasks.jsonl"
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,10 @@ class RlExport:
     """One row per verified attempt at an exported task, `flagged` with its `flag_rules`."""
     rollouts_parquet: Path
     rollouts_csv: Path
+    compo_tasks: int = 0
+    """CompoTasks written to `compoworld/tasks.jsonl`."""
+    compo_rollouts: pl.DataFrame | None = None
+    """One row per attempt at a CompoTask (`compoworld/rollouts.*`)."""
 
     @property
     def tasks_with_rates(self) -> int:
@@ -61,7 +72,7 @@ def export_rl(lake: Lake, store: TaskStore, out: Path, *, policy: str | None = N
     or by content) as Harbor tasks under `out/tasks/`, one folder per task version, and write their item
     pass rates (per task id) and their verified attempts
     (of `policy`'s attempts, or every policy's; attempts whose trajectory is in `rollout_flags` marked) as
-    Parquet and CSV beside them.
+    Parquet and CSV beside them; and CompoWorld's tasks and attempts (of `policy`'s) under `out/compoworld/`.
 
     Raises:
         skill2env.tasks.export.ExportError: a stored directory is missing or no longer matches its digest.
@@ -71,6 +82,8 @@ def export_rl(lake: Lake, store: TaskStore, out: Path, *, policy: str | None = N
         tasks = reader.query(load_sql("queries/rl_tasks"))
         rates = reader.query(load_sql("queries/rl_item_pass_rates"), {"policy": policy})
         attempts = reader.query(load_sql("queries/rl_rollouts"), {"policy": policy})
+        compo_tasks = reader.query(load_sql("queries/compo_rl_tasks"))
+        compo_rollouts = reader.query(load_sql("queries/compo_rl_rollouts"))
     exported = export_tasks(task_versions(tasks).to_dicts(), store, out / TASKS_DIR, folder=by_task_version)
     of_task = tasks.select("task_id", "task_digest", "domain")
     rollouts = attempts.join(of_task, on="task_id", how="inner").select(ROLLOUT_COLUMNS)
@@ -92,7 +105,29 @@ def export_rl(lake: Lake, store: TaskStore, out: Path, *, policy: str | None = N
     rollouts_parquet, rollouts_csv = out / f"{ROLLOUTS_STEM}.parquet", out / f"{ROLLOUTS_STEM}.csv"
     _replace(rollouts_parquet, rollouts.write_parquet)
     _replace(rollouts_csv, rollouts.write_csv)
-    return RlExport(exported, table, parquet, csv, rollouts, rollouts_parquet, rollouts_csv)
+    if policy is not None:
+        compo_rollouts = compo_rollouts.filter(pl.col("policy") == policy)
+    write_compoworld(compo_tasks, compo_rollouts, out / COMPOWORLD_DIR)
+    return RlExport(exported, table, parquet, csv, rollouts, rollouts_parquet, rollouts_csv,
+                    compo_tasks=compo_tasks.height, compo_rollouts=compo_rollouts)  # fmt: skip
+
+
+def write_compoworld(tasks: pl.DataFrame, rollouts: pl.DataFrame, out: Path) -> None:
+    """CompoWorld's RL rows under `out`: `tasks.jsonl` (a line per CompoTask: its lineage and the whole
+    task) and `rollouts.parquet` / `.csv` (a row per attempt; in the CSV the lists comma-joined)."""
+    out.mkdir(parents=True, exist_ok=True)
+
+    def write_tasks(path: Path) -> None:
+        with path.open("w", encoding="utf-8") as handle:
+            for row in tasks.iter_rows(named=True):
+                line = {name: value for name, value in row.items() if name != "task"}
+                handle.write(json.dumps(line | {"task": json.loads(row["task"])}, ensure_ascii=False) + "\n")
+
+    lists = [name for name, dtype in rollouts.schema.items() if isinstance(dtype, pl.List)]
+    flat = rollouts.with_columns(pl.col(name).list.join(",") for name in lists)
+    _replace(out / COMPO_TASKS_FILE, write_tasks)
+    _replace(out / f"{ROLLOUTS_STEM}.parquet", rollouts.write_parquet)
+    _replace(out / f"{ROLLOUTS_STEM}.csv", flat.write_csv)
 
 
 def task_versions(tasks: pl.DataFrame) -> pl.DataFrame:

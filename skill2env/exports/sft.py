@@ -12,6 +12,8 @@ import polars as pl
 
 from skill2env.agent.trajectory import Trajectory
 from skill2env.exports.chat import ChatExample, ChatExampleError, chat_example
+from skill2env.lake.lake import Lake
+from skill2env.lake.sqlfiles import load_sql
 
 SFT_EXAMPLES_SCHEMA = pl.Schema(
     {
@@ -33,8 +35,23 @@ SFT_EXAMPLES_SCHEMA = pl.Schema(
     }
 )
 LINEAGE_COLUMNS = ("example_id", "rollout_id", "task_id", "iteration", "domain", "skill_id", "skill_path",
-                   "blueprint_digest", "task_digest", "policy", "model", "reward", "turns")  # fmt: skip
+                   "blueprint_digest", "task_digest", "policy", "model", "reward", "turns", "source",
+                   "services")  # fmt: skip
+"""What each exported example carries besides its messages: `source` is `skills` (a task authored from a
+skill: `skill_id`, `skill_path` and `blueprint_digest` name it) or `compoworld` (a cross-service CompoWorld
+task: `services` names its services, the skill columns are empty)."""
+SKILLS_SOURCE, COMPOWORLD_SOURCE = "skills", "compoworld"
 Format = Literal["jsonl", "parquet"]
+SFT_EXPORT_SCHEMA = pl.Schema(
+    {
+        **{name: SFT_EXAMPLES_SCHEMA[name] for name in LINEAGE_COLUMNS if name in SFT_EXAMPLES_SCHEMA},
+        "source": pl.String(),
+        "services": pl.List(pl.String()),
+        "messages": pl.String(),
+        "tools": pl.String(),
+    }
+)
+"""The columns of the export: the lineage, then `messages` and `tools` as JSON text."""
 
 
 @dataclass(frozen=True)
@@ -79,13 +96,38 @@ def sft_frame(candidates: Sequence[Candidate]) -> tuple[pl.DataFrame, list[str]]
     return pl.DataFrame(rows, schema=SFT_EXAMPLES_SCHEMA), skipped
 
 
+def sft_export_frame(lake: Lake, min_reward: float) -> pl.DataFrame:
+    """The SFT set: the skills' examples (`queries/sft_candidates`), then CompoWorld's
+    (`queries/compo_sft_candidates`), each with a reward above `min_reward`, in the lineage columns plus
+    `messages` and `tools`.
+
+    Raises:
+        skill2env.lake.lake.LakeError: the lake could not be read.
+    """
+    with lake.reading() as reader:
+        skills = reader.query(load_sql("queries/sft_candidates"), {"min_reward": min_reward})
+        compoworld = reader.query(load_sql("queries/compo_sft_candidates"), {"min_reward": min_reward})
+    return pl.concat([_export_columns(skills), _export_columns(compoworld)], how="vertical_relaxed")
+
+
+def _export_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` in the export's columns; rows of `sft_examples` (no `source`) are the skills'."""
+    defaults = {"source": pl.lit(SKILLS_SOURCE), "services": pl.lit(None, dtype=pl.List(pl.String()))}
+    missing = [value.alias(name) for name, value in defaults.items() if name not in frame.columns]
+    return frame.with_columns(missing).select(
+        *(pl.col(name).cast(SFT_EXPORT_SCHEMA[name]) for name in SFT_EXPORT_SCHEMA)
+    )
+
+
 def write_sft(frame: pl.DataFrame, out: Path, fmt: Format) -> int:
-    """Write the examples of `frame` (rows of `sft_examples`) to `out`, validating every one first.
+    """Write the examples of `frame` (rows of `sft_export_frame`, or of `sft_examples`: the skills') to
+    `out`, validating every one first.
 
     JSONL: one `{"messages", "tools", "metadata"}` object per line (tool-call arguments as JSON
     strings). Parquet: `messages` and `tools` as JSON strings beside the lineage columns. The file
     appears whole or not at all.
     """
+    frame = _export_columns(frame)
     records = []
     for row in frame.iter_rows(named=True):
         example = ChatExample.model_validate(

@@ -5,14 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import dagster as dg
+import polars as pl
 import pytest
 from click.testing import CliRunner
+from dagster._core.remote_origin import InProcessCodeLocationOrigin, ManagedGrpcPythonEnvCodeLocationOrigin
+from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
+from dagster._core.workspace.load import location_origins_from_yaml_paths
 from harbor_client import HARBOR_BIN
 from harbor_tasks import tree
 from skill_trees import small_tree
 
-from skill2env.cli import main
-from skill2env.home import EXAMPLE_SKILLS
+from skill2env.cli import main, write_workspace
+from skill2env.home import CODE_LOCATION, EXAMPLE_SKILLS, Home
 from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
 
@@ -26,7 +31,9 @@ def runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
     return CliRunner()
 
 
-def test_run_catalogs_the_bundled_examples_and_prints_the_funnel(runner: CliRunner, tmp_path: Path) -> None:
+def test_run_catalogs_the_bundled_examples_and_prints_the_funnel(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     result = runner.invoke(main, ["run", "--attempts", "2"], catch_exceptions=False)
 
     assert result.exit_code == 0, result.output
@@ -71,6 +78,30 @@ def test_run_catalogs_the_bundled_examples_and_prints_the_funnel(runner: CliRunn
         {"min_reward": 0.0},
     ).rows()
     assert tainted == []
+    # CompoWorld runs too: every service verified, tasks in each of its domains rolled out, and the
+    # examples above the SFT threshold join the SFT set with their lineage (their task and its services).
+    assert "CompoWorld rollouts" in result.output and "from CompoWorld" in result.output
+    stats = lake.query("SELECT * FROM compoworld_stats").row(0, named=True)
+    assert stats["verified_services"] == stats["services"] >= 12 and stats["tasks"] > 0, stats
+    sft = [json.loads(line) for line in (tmp_path / "home" / "exports" / "sft" / "sft.jsonl").read_text().splitlines()]
+    compo = [line["metadata"] for line in sft if line["metadata"]["source"] == "compoworld"]
+    assert compo and len(compo) == lake.query("SELECT count(*) FROM compo_sft").item()
+    assert any(line["metadata"]["source"] == "skills" and line["metadata"]["skill_path"] for line in sft)
+    services = dict(lake.query("SELECT task_id, services FROM compo_tasks WHERE status = 'ok'").rows())
+    compo_rollouts = dict(lake.query("SELECT rollout_id, task_id FROM compo_rollouts").rows())
+    for metadata in compo:
+        assert compo_rollouts[metadata["rollout_id"]] == metadata["task_id"], metadata
+        assert metadata["services"] == services[metadata["task_id"]] and len(metadata["services"]) >= 1
+        assert metadata["skill_id"] is None and metadata["reward"] > 0.9 and metadata["task_digest"]
+    parquet = pl.read_parquet(tmp_path / "home" / "exports" / "sft" / "sft.parquet")
+    assert parquet.filter(pl.col("source") == "compoworld").height == len(compo)
+    rl_compo = tmp_path / "home" / "exports" / "rl" / "compoworld"
+    assert len((rl_compo / "tasks.jsonl").read_text().splitlines()) == stats["tasks"]
+    assert pl.read_parquet(rl_compo / "rollouts.parquet").height == len(compo_rollouts)
+    # Each job's run is a run of that job of the UI's code location.
+    monkeypatch.setenv("DAGSTER_HOME", str(Home.resolve(tmp_path / "home").dagster_home))
+    for job in ("catalog_job", "curation_job", "environments_job", "compoworld_job", "exports_job"):
+        assert [run.status for run in ui_runs_of(tmp_path / "home", job)] == [dg.DagsterRunStatus.SUCCESS], job
     # The accepted tasks export as Harbor tasks: one folder per distinct version, each loading in Harbor
     # itself and lint-clean, and export → import → export gives the same bytes.
     versions = lake.query("SELECT count(DISTINCT task_digest) FROM accepted_tasks").item()
@@ -88,6 +119,36 @@ def test_run_catalogs_the_bundled_examples_and_prints_the_funnel(runner: CliRunn
                                       "--home", str(other_home)])  # fmt: skip
     assert reexported.exit_code == 0, reexported.output
     assert tree(again) == tree(out)
+
+
+def ui_runs_of(home_root: Path, job_name: str) -> list[dg.DagsterRun]:
+    """The runs the UI lists under `job_name` (the Jobs page, the job's Runs tab): its name and the
+    repository label of the job as the code location of `skill2env ui`'s workspace loads it."""
+    home = Home.resolve(home_root)
+    (origin,) = location_origins_from_yaml_paths([str(write_workspace(home))])
+    assert isinstance(origin, ManagedGrpcPythonEnvCodeLocationOrigin) and origin.location_name == CODE_LOCATION
+    in_process = InProcessCodeLocationOrigin(origin.loadable_target_origin, location_name=origin.location_name)
+    with dg.DagsterInstance.get() as instance, in_process.create_location(instance) as location:
+        (repository,) = location.get_repositories().values()
+        job = repository.get_full_job(job_name)
+        label = job.get_remote_origin().repository_origin.get_label()
+        runs = list(instance.get_runs(dg.RunsFilter(job_name=job_name, tags={REPOSITORY_LABEL_TAG: label})))
+    for run in runs:  # linked to the job, so the UI can re-execute it
+        assert run.remote_job_origin is not None and run.remote_job_origin.location_name == CODE_LOCATION
+        assert run.remote_job_origin.job_name == job_name
+    return runs
+
+
+def test_the_cli_runs_are_runs_of_their_jobs_in_the_ui(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = small_tree(tmp_path / "skills")
+    assert runner.invoke(main, ["catalog", "--skills", str(root), "--workers", "1"]).exit_code == 0
+    monkeypatch.setenv("DAGSTER_HOME", str(Home.resolve(tmp_path / "home").dagster_home))
+
+    for job in ("catalog_job", "curation_job"):
+        assert [run.status for run in ui_runs_of(tmp_path / "home", job)] == [dg.DagsterRunStatus.SUCCESS], job
+    assert ui_runs_of(tmp_path / "home", "environments_job") == []
 
 
 def test_catalog_then_query_as_csv_and_json(runner: CliRunner, tmp_path: Path) -> None:

@@ -31,6 +31,9 @@ LAUNCH = """mutation($params: ExecutionParams!) { launchRun(executionParams: $pa
   __typename ... on LaunchRunSuccess { run { runId } } ... on PythonError { message }
   ... on RunConfigValidationInvalid { errors { message } } } }"""
 RUN_STATUS = """query($id: ID!) { runOrError(runId: $id) { ... on Run { status } } }"""
+JOB_RUNS = """query($selector: PipelineSelector!) { pipelineOrError(params: $selector) {
+  __typename ... on Pipeline { runs { runId status repositoryOrigin { repositoryLocationName } } } } }"""
+"""A job's Runs tab (and the Jobs page's latest run): the runs of that job of this code location."""
 
 
 def free_port() -> int:
@@ -138,3 +141,19 @@ def test_ui_starts_quietly_with_the_iterations_of_the_home(ui: str, tmp_path: Pa
     assert "Error" not in output, output
     for alarm in ALARMS:
         assert alarm not in output.lower(), output
+
+
+def test_a_cli_run_shows_under_its_jobs_in_the_ui(ui: str, tmp_path: Path) -> None:
+    env = {**os.environ, "SKILL2ENV_HOME": str(tmp_path / "home")}
+    catalog = [str(SKILL2ENV), "catalog", "--skills", str(tmp_path / "skills"), "--workers", "1"]
+    subprocess.run(catalog, env=env, check=True, capture_output=True, timeout=RUN_TIMEOUT)
+
+    (repository,) = graphql(ui, REPOSITORY_QUERY)["repositoriesOrError"]["nodes"]
+    for job in ("catalog_job", "curation_job"):
+        selector = {"repositoryLocationName": repository["location"]["name"],
+                    "repositoryName": repository["name"], "pipelineName": job}  # fmt: skip
+        found = graphql(ui, JOB_RUNS, {"selector": selector})["pipelineOrError"]
+        assert found["__typename"] == "Pipeline", found
+        assert [(run["status"], run["repositoryOrigin"]) for run in found["runs"]] == [
+            ("SUCCESS", {"repositoryLocationName": "skill2env"})
+        ], job

@@ -1,6 +1,7 @@
 """Curation against hand labels: agreement, keep / reject precision, per-criterion confusion.
 
     python benchmarks/curation_accuracy.py [--corpus DIR ...] [--labels LABELS.tsv] [--quiet]
+    python benchmarks/curation_accuracy.py --speed 40 [--against CHECKOUT ...] [--corpus DIR ...]
 
 Catalogs each corpus (default: `skills-dev` and `skills-dev-full`, the same skills with their
 scripts), curates it with the static rules exactly as the pipeline does (catalog rows → domain
@@ -8,11 +9,23 @@ partitions → `curated_skills` rows), and compares the verdicts with the corpus
 Prints, per corpus, the figures on all labels and on the high-confidence ones, the confusion of
 each criterion (label pass / fail against rule pass / fail / undecided), and every disagreement
 with the label's reason and the rules' reasons (`--quiet` leaves the list out).
+
+`--speed N` times instead: one process per code tree (this one, and each `--against` checkout of
+another commit, imported from there) catalogs each corpus and curates it (rows in, `curated_skills`
+rows out); the processes then take turns, N rounds, each curating the corpus once a round and
+cataloging it every fourth round. Taking turns puts every tree under the same load of the machine.
+Prints the CPU time of one curation pass (least and median) and of the catalog (least), and catalog +
+ten passes from the least times.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import polars as pl
@@ -43,6 +56,61 @@ def predictions(corpus: Path, workers: int) -> dict[str, Prediction]:
     return found
 
 
+def speed_worker(corpus: Path) -> None:
+    """Catalog and curate `corpus` once, then on each input line time a curation pass (`cur`) or a
+    catalog (`cat`) and print its CPU seconds."""
+    skills = catalog_skills(corpus, workers=1).skills
+    partitions = [(str(domain), frame) for (domain,), frame in skills.group_by("domain", maintain_order=True)]
+    for domain, frame in partitions:
+        curate_partition(frame, domain)
+    print(skills.height, flush=True)
+    for line in sys.stdin:
+        started = time.process_time()
+        if line.startswith("cat"):
+            catalog_skills(corpus, workers=1)
+        else:
+            for domain, frame in partitions:
+                curate_partition(frame, domain)
+        print(time.process_time() - started, flush=True)
+
+
+def speed(corpus: Path, rounds: int, trees: list[Path]) -> list[str]:
+    """Curation and catalog CPU times of each code tree (`None`: this one) on `corpus`, taking turns."""
+    workers: dict[str, subprocess.Popen[str]] = {}
+    for tree in [None, *trees]:
+        env = {**os.environ, "PYTHONPATH": str(tree)} if tree else None
+        command = [sys.executable, __file__, "--speed-worker", "--corpus", str(corpus)]
+        workers[str(tree or "this tree")] = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
+    sizes = {name: int(_answer(worker)) for name, worker in workers.items()}
+    times: dict[str, dict[str, list[float]]] = {name: {"cur": [], "cat": []} for name in workers}
+    for turn in range(rounds):
+        order = list(workers) if turn % 2 == 0 else list(reversed(workers))
+        for kind in ("cur", "cat") if turn % 4 == 0 else ("cur",):
+            for name in order:
+                print(kind, file=workers[name].stdin, flush=True)
+                times[name][kind].append(float(_answer(workers[name])))
+    lines = []
+    for name, worker in workers.items():
+        worker.communicate()
+        passes, catalogs = times[name]["cur"], times[name]["cat"]
+        lines.append(
+            f"{corpus.name} ({sizes[name]} skills), {name}: curation pass {min(passes):.3f} s "
+            f"(median {statistics.median(passes):.3f} s), catalog {min(catalogs):.3f} s, "
+            f"catalog + {10 * sizes[name]:,} curations {min(catalogs) + 10 * min(passes):.2f} s (CPU, {rounds} rounds)"
+        )
+    return lines
+
+
+def _answer(worker: subprocess.Popen[str]) -> str:
+    assert worker.stdout is not None
+    line = worker.stdout.readline()
+    if not line:
+        raise RuntimeError(f"speed worker exited with {worker.wait()}")
+    return line
+
+
 def report(name: str, labels: list[Label], found: dict[str, Prediction], *, quiet: bool) -> None:
     high = [label for label in labels if label.confidence == "high"]
     every = score(labels, found)
@@ -66,8 +134,18 @@ def main() -> None:
     parser.add_argument("--labels", type=Path, help="labels TSV (default: LABELS.tsv in each corpus)")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--quiet", action="store_true", help="figures only, no list of disagreements")
+    parser.add_argument("--speed", type=int, metavar="N", help="time catalog and curation instead (N rounds)")
+    parser.add_argument("--against", type=Path, action="append", default=[], help="another checkout to time")
+    parser.add_argument("--speed-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     pl.Config.set_tbl_rows(50)
+    if args.speed_worker:
+        speed_worker(args.corpus[0])
+        return
+    if args.speed:
+        for corpus in args.corpus or DEFAULT_CORPORA:
+            print("\n".join(speed(corpus, args.speed, args.against)))
+        return
     for corpus in args.corpus or DEFAULT_CORPORA:
         labels_path = args.labels or corpus / "LABELS.tsv"
         if not labels_path.is_file():

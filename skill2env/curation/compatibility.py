@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 
 from skill2env.catalog.models import Signal, SkillRecord
-from skill2env.catalog.signals import SUBJECT_PATH, evidence_line, literal_starts, scan_text, search_from_starts
+from skill2env.catalog.signals import SUBJECT_PATH, evidence_line, literal_starts, search_from_starts
 from skill2env.curation.models import Criterion, Outcome, Verdict
-from skill2env.curation.practical import lower_text, skill_body, skill_subject
+from skill2env.curation.practical import lower_text, mentions_any, skill_body, skill_subject, subject_signals
 
 _MACOS_CODES = frozenset({"macos-only", "macos-tool", "macos-app", "apple-silicon"})
 _WINDOWS_CODES = frozenset({"windows-only", "windows-tool"})
@@ -63,6 +64,8 @@ _LINUX_NEEDLES = (
 """Cheap substring tests before `_LINUX_SUPPORT` runs over the whole body."""
 _LINUX_STARTS = literal_starts(_LINUX_SUPPORT.pattern)
 _SUBJECT_PLATFORM_STARTS = {need: literal_starts(pattern.pattern) for need, pattern in _SUBJECT_PLATFORM.items()}
+_SUBJECT_PLATFORM_NEEDLES = {"docker": ("docker",), "windows": ("windows", "powershell", "win32")}
+"""Words every match of a subject platform pattern holds, where its starts are common words ("in")."""
 _GPU_HARDWARE_SUBJECT = re.compile(r"\b(?:dgx|a100|h100|h200|b200|gb200)\b", re.IGNORECASE)
 _BODY_THRESHOLD = {"macos": 2, "windows": 3, "gui": 2, "gpu": 99, "hardware": 5, "systemd": 99, "docker": 99}
 """How many SKILL.md signals of a need make it a requirement when the subject is silent.
@@ -91,6 +94,7 @@ class _Need:
         return found + [f"programs: {program}" for program in self.programs[:2]]
 
 
+@cache
 def need_of(code: str) -> str | None:
     """The need (`macos`, `windows`, `gui`, `gpu`, `hardware`) a platform signal code points at."""
     if code in _MACOS_CODES:
@@ -214,10 +218,12 @@ def _supports_linux(record: SkillRecord) -> bool:
 def _collect(record: SkillRecord) -> dict[str, _Need]:
     needs: dict[str, _Need] = {}
     subject = skill_subject(record)
-    subject_signals = scan_text(SUBJECT_PATH, subject)
-    _add(needs, subject_signals, "subject", record)
+    _add(needs, subject_signals(subject), "subject", record)
     subject_lower = subject.lower()
     for need, pattern in _SUBJECT_PLATFORM.items():
+        needles = _SUBJECT_PLATFORM_NEEDLES.get(need)
+        if needles and not mentions_any(subject, subject_lower, needles):
+            continue
         match = search_from_starts(pattern, subject, _SUBJECT_PLATFORM_STARTS[need], subject_lower)
         if match:
             found = needs.setdefault(need, _Need())

@@ -13,8 +13,9 @@ long references do not.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import compress
 
 from skill2env.catalog.models import Signal, SkillRecord
 from skill2env.catalog.signals import (
@@ -25,11 +26,10 @@ from skill2env.catalog.signals import (
     has_ascii_twins,
     literal_first,
     literal_starts,
-    scan_text,
     search_from_starts,
 )
 from skill2env.curation.models import Criterion, Outcome, Verdict
-from skill2env.curation.practical import lower_text, skill_body, skill_subject
+from skill2env.curation.practical import lower_text, mentions_any, skill_body, skill_subject, subject_signals
 
 _GENERIC_PREFIXES = (
     "YOUR_", "MY_", "EXAMPLE_", "SAMPLE_", "TEST_", "FAKE_", "DUMMY_", "XXX", "SERVICE_", "SERVICENAME_",
@@ -58,6 +58,8 @@ _OPTIONAL_LINE = re.compile(
     r"|\bno\s+(?:api\s+)?key\b",
     re.IGNORECASE,
 )
+_OPTIONAL_LINE_LOWER = re.compile(literal_first(_OPTIONAL_LINE.pattern))
+"""`_OPTIONAL_LINE` for lower-cased text: each alternative starts with a literal the engine finds at C speed."""
 # Logging in to an account of one's own, as opposed to implementing a login flow.
 _PERSONAL_LOGIN = re.compile(
     r"\byour\b|\bmy\b|`[a-z][\w.-]*\s+(?:auth\s+)?login\b|^\s*(?:\$\s*)?[a-z][\w.-]*\s+(?:auth\s+)?login\b"
@@ -226,6 +228,8 @@ SERVICES: tuple[Service, ...] = (
     _service("food-delivery", r"\bswiggy\b|\bdoordash\b|\buber\s?eats\b|\binstacart\b|\bgrocery\s+shopping\b"),
 )  # fmt: skip
 _SERVICE_STARTS = tuple((start, index) for index, service in enumerate(SERVICES) for start in service.starts)
+_SERVICE_WORDS = tuple(start for start, _ in _SERVICE_STARTS)
+_SERVICE_INDEXES = tuple(index for _, index in _SERVICE_STARTS)
 _CLOUD_PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     # (cloud, lower-case needles one of which must be present, the pattern proving an account is used)
     ("aws", ("aws",), re.compile(r"\baws\s+configure\b|\baws_access_key_id\b|\baws\s+sso\s+login\b", re.I)),
@@ -244,16 +248,18 @@ _CLOUD_PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("cloudflare", ("wrangler", "cloudflare"), re.compile(r"\bwrangler\s+login\b|\bcloudflare_api_token\b", re.I)),
 )
 _CLOUDS = tuple(
-    (cloud, needles, pattern, literal_starts(pattern.pattern)) for cloud, needles, pattern in _CLOUD_PATTERNS
+    (cloud, needles, tuple(n for n in needles if "cloud" not in n), pattern, literal_starts(pattern.pattern))
+    for cloud, needles, pattern in _CLOUD_PATTERNS
 )
-"""Each cloud with what its pattern's matches start with."""
+"""Each cloud with its needles, those without "cloud", and what its pattern's matches start with."""
 
 
 def judge_feasible(record: SkillRecord) -> Verdict:
     """Judge whether the skill can be exercised without paid keys, live accounts, money or SaaS."""
     subject = skill_subject(record)
     body = skill_body(record)
-    signals = [s for s in record.signals if _counts(s, record)] + scan_text(SUBJECT_PATH, subject)
+    signals = [s for s in record.signals if _counts(s, record)]
+    signals.extend(subject_signals(subject))
     reasons, evidence = _failures(record, subject, body, signals)
     if reasons:
         return Verdict(criterion=Criterion.feasible, outcome=Outcome.fail, reasons=reasons, evidence=evidence[:8])
@@ -300,7 +306,9 @@ def offline_evidence(record: SkillRecord) -> list[str]:
     where = record.skill_md_file
     found = [f"{where}: no required account, API key, paid service, real money or live remote API"]
     body = skill_body(record)
-    stated = _keys_optional_line((record.skill_md_text or "").replace("\r\n", "\n"), body[:KEYS_OPTIONAL_WITHIN])
+    stated = _keys_optional_line(
+        record.skill_md_text or "", body[:KEYS_OPTIONAL_WITHIN], lower_text(body)[:KEYS_OPTIONAL_WITHIN]
+    )
     if stated:
         found.append(f"{where}:{stated[0]}: {stated[1]} (says no key is needed)")
     weighed = [s for s in record.signals if s.code.startswith(_WEAK_NEEDS) and _counts(s, record)]
@@ -312,11 +320,10 @@ def offline_evidence(record: SkillRecord) -> list[str]:
     return found
 
 
-def _keys_optional_line(text: str, head: str) -> tuple[int, str] | None:
-    """The line number (in `text`) and line of the "no key needed" statement in `head`, the opening of
-    the body (the end of `text`)."""
-    lower = head.lower()
-    if not has_ascii_twins(head) and not any(word in lower for word in _KEYS_OPTIONAL_WORDS):
+def _keys_optional_line(text: str, head: str, lower: str) -> tuple[int, str] | None:
+    """The line number (in `text`, line ends normalized) and line of the "no key needed" statement in
+    `head`, the opening of the body (the end of `text`); `lower` is `head` lower-cased (as `_keys_optional`)."""
+    if not mentions_any(head, lower, _KEYS_OPTIONAL_WORDS):
         return None
     match = search_from_starts(_KEYS_OPTIONAL, head, _KEYS_OPTIONAL_STARTS, lower)
     if match is None:
@@ -324,19 +331,19 @@ def _keys_optional_line(text: str, head: str) -> tuple[int, str] | None:
     start = head.rfind("\n", 0, match.start()) + 1
     end = head.find("\n", match.start())
     line = " ".join(head[start : len(head) if end == -1 else end].split())[:140]
-    at = text.replace("\r\n", "\n").find(head[start : start + 200]) if start else text.find(head[:200])
+    text = text.replace("\r\n", "\n")
+    at = text.find(head[start : start + 200]) if start else text.find(head[:200])
     return text.count("\n", 0, max(at, 0)) + 1, line
 
 
 # Operations on the running agent harness: its CLI run on sessions, cron jobs, channels, agents or the
 # gateway, its session tools, its gateway socket; in the subject, the harness's own live objects.
-_HARNESS_OPERATION = re.compile(
-    literal_first(
-        r"\b(?:openclaw|clawdbot|moltbot)\s+(?:agent|cron|message|sessions?|gateway|channels?|nodes)\b"
-        r"|\bsessions_(?:list|history|send|spawn)\b|\bgateway\s+websocket\b"
-    ),
-    re.IGNORECASE,
+_HARNESS_OPERATION_PATTERN = (
+    r"\b(?:openclaw|clawdbot|moltbot)\s+(?:agent|cron|message|sessions?|gateway|channels?|nodes)\b"
+    r"|\bsessions_(?:list|history|send|spawn)\b|\bgateway\s+websocket\b"
 )
+_HARNESS_OPERATION = re.compile(_HARNESS_OPERATION_PATTERN, re.IGNORECASE)
+_HARNESS_OPERATION_STARTS = literal_starts(_HARNESS_OPERATION_PATTERN)
 _COMMAND_START = re.compile(r"(?:^|`|\$|\d|&&|\|)\s*\Z", re.MULTILINE)
 """What comes before a harness CLI call run as a command: a line start, a backtick, a prompt, a cron
 schedule, a chained command."""
@@ -344,7 +351,8 @@ _HARNESS_SUBJECT = re.compile(
     r"\b(?:openclaw|clawdbot|moltbot)(?:'s)?\s+(?:cron\s+jobs?|sessions?|gateway|channels?|conversations?)\b",
     re.IGNORECASE,
 )
-_HARNESS_NEEDLES = ("openclaw", "clawdbot", "moltbot", "sessions_", "gateway websocket")
+_HARNESS_NEEDLES = ("claw", "moltbot", "sessions_", "gateway websocket")
+"""Every harness operation or subject match holds one of these ("claw" for openclaw and clawdbot)."""
 
 
 def live_harness_line(record: SkillRecord, body: str) -> str | None:
@@ -352,9 +360,9 @@ def live_harness_line(record: SkillRecord, body: str) -> str | None:
     jobs, channels, gateway) that the skill's name, description or SKILL.md performs."""
     for where, text in ((SUBJECT_PATH, skill_subject(record)), (record.skill_md_file, body)):
         lower = lower_text(text) if text is body else text.lower()
-        if not any(needle in lower for needle in _HARNESS_NEEDLES):
+        if not any(map(lower.__contains__, _HARNESS_NEEDLES)):
             continue
-        match = _harness_match(text, subject=where == SUBJECT_PATH)
+        match = _harness_match(text, lower, subject=where == SUBJECT_PATH)
         if match:
             line_start = text.rfind("\n", 0, match.start()) + 1
             line_end = text.find("\n", match.start())
@@ -367,10 +375,10 @@ def live_harness_line(record: SkillRecord, body: str) -> str | None:
     return None
 
 
-def _harness_match(text: str, *, subject: bool) -> re.Match[str] | None:
+def _harness_match(text: str, lower: str, *, subject: bool) -> re.Match[str] | None:
     if subject:
         return _HARNESS_SUBJECT.search(text)
-    for match in _HARNESS_OPERATION.finditer(text):
+    for match in _finditer_from_starts(_HARNESS_OPERATION, text, _HARNESS_OPERATION_STARTS, lower):
         if match.group()[:1] in "sSgG":  # a session tool or the gateway socket
             return match
         line_start = text.rfind("\n", 0, match.start()) + 1
@@ -379,15 +387,55 @@ def _harness_match(text: str, *, subject: bool) -> re.Match[str] | None:
     return None
 
 
+def _without_urls(text: str) -> str:
+    """`_URL.sub(" ", text)`; every URL it removes holds "://" or ".com/" (letters without twins)."""
+    if "://" not in text and ".com/" not in text.lower():
+        return text
+    return _URL.sub(" ", text)
+
+
+def _says_optional(line: str) -> bool:
+    """`_OPTIONAL_LINE.search(line)`: the line calls a key or a service optional."""
+    if has_ascii_twins(line):
+        return _OPTIONAL_LINE.search(line) is not None
+    return _OPTIONAL_LINE_LOWER.search(line.lower()) is not None
+
+
+def _finditer_from_starts(
+    pattern: re.Pattern[str], text: str, starts: tuple[str, ...], lower: str
+) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)`, tried only where `lower` (`text.lower()`) has one of `starts` (the
+    conditions of `search_from_starts`), for a pattern that never matches the empty string."""
+    if has_ascii_twins(text):
+        yield from pattern.finditer(text)
+        return
+    positions: set[int] = set()
+    for start in starts:
+        at = lower.find(start)
+        while at != -1:
+            positions.add(at)
+            at = lower.find(start, at + 1)
+    end = 0
+    for at in sorted(positions):
+        if at < end:
+            continue  # inside the previous match, which finditer steps over
+        match = pattern.match(text, at)
+        if match:
+            end = match.end()
+            yield match
+
+
 def _own_service_key(record: SkillRecord, subject: str, signals: list[Signal]) -> tuple[str, str] | None:
     """The service the skill is about, when SKILL.md calls its key optional: the service answers without
     a key, so the workflow calls it over the network (`TFL_APP_KEY` "if you have one", in a TfL skill)."""
-    words = {word for word in re.findall(r"[a-z0-9]+", subject.lower()) if len(word) >= 3}
+    words: set[str] | None = None  # the subject's words, split when a key is called optional
     for signal in signals:
-        if signal.code != "api-credential" or not _OPTIONAL_LINE.search(signal.excerpt):
+        if signal.code != "api-credential" or not _says_optional(signal.excerpt):
             continue
         for name in CREDENTIAL_NAME.findall(signal.excerpt):
             prefix = name.split("_", 1)[0].lower()
+            if words is None:
+                words = {word for word in re.findall(r"[a-z0-9]+", subject.lower()) if len(word) >= 3}
             if prefix in words and classify_credential(name) == "paid-api-key":
                 return prefix, evidence_line(signal)
     return None
@@ -398,9 +446,9 @@ def live_data_sentence(subject: str) -> str | None:
     a retrieval verb and a live-world cue (latest, daily, REST APIs, listings, a web domain) in the
     same sentence, which does not also say the work is offline or local."""
     lower = subject.lower()
-    if not any(verb in lower for verb in _RETRIEVAL_NEEDLES):
+    if not any(map(lower.__contains__, _RETRIEVAL_NEEDLES)):
         return None
-    for sentence in _SENTENCE_END.split(_URL.sub(" ", subject)):
+    for sentence in _SENTENCE_END.split(_without_urls(subject)):
         if _RETRIEVAL.search(sentence) and _LIVE_CUE.search(sentence) and not _OFFLINE.search(sentence):
             return " ".join(sentence.split())[:200]
     return None
@@ -462,7 +510,10 @@ def _credentials(record: SkillRecord, subject: str, body: str, signals: list[Sig
             found.extend(_credential_reason(name, f"frontmatter: requires.env {name}"))
     # only an up-front statement speaks for the whole skill; "no auth required" deep in an API
     # reference is about one endpoint
-    if _keys_optional(subject) or _keys_optional(body[:KEYS_OPTIONAL_WITHIN]):
+    head = body[:KEYS_OPTIONAL_WITHIN]
+    # the body's lower-cased text is at hand: its opening is the opening's, but for final sigmas and the
+    # dotted capital I (has_ascii_twins), neither of which changes where an ASCII word is
+    if _keys_optional(subject) or _keys_optional(head, lower_text(body)[:KEYS_OPTIONAL_WITHIN]):
         return found
     credentials = [s for s in signals if s.code == "api-credential"]
     for name, signal in _required_variables(credentials, set(record.env_vars)):
@@ -472,7 +523,7 @@ def _credentials(record: SkillRecord, subject: str, body: str, signals: list[Sig
             s
             for s in signals
             if s.code in {"api-key-signup", "api-auth-header"}
-            and not _OPTIONAL_LINE.search(s.excerpt)
+            and not _says_optional(s.excerpt)
             and not _LOCAL_URL.search(s.excerpt)
         ]
         if unnamed:
@@ -480,10 +531,10 @@ def _credentials(record: SkillRecord, subject: str, body: str, signals: list[Sig
     return found
 
 
-def _keys_optional(text: str) -> bool:
-    """Whether `text` says that no key is needed (`_KEYS_OPTIONAL`)."""
-    lower = text.lower()
-    if not has_ascii_twins(text) and not any(word in lower for word in _KEYS_OPTIONAL_WORDS):
+def _keys_optional(text: str, lower: str | None = None) -> bool:
+    """Whether `text` says that no key is needed (`_KEYS_OPTIONAL`); `lower` is `text.lower()`."""
+    lower = text.lower() if lower is None else lower
+    if not mentions_any(text, lower, _KEYS_OPTIONAL_WORDS):
         return False
     return search_from_starts(_KEYS_OPTIONAL, text, _KEYS_OPTIONAL_STARTS, lower) is not None
 
@@ -497,9 +548,7 @@ def _required_variables(credentials: list[Signal], env_vars: set[str]) -> list[t
     `.env`, "required", "get your key from"), or when SKILL.md names it on two lines; a single
     mention in an example (a guide to writing skills) is not a requirement.
     """
-    optional = {
-        name for s in credentials if _OPTIONAL_LINE.search(s.excerpt) for name in CREDENTIAL_NAME.findall(s.excerpt)
-    }
+    optional = {name for s in credentials if _says_optional(s.excerpt) for name in CREDENTIAL_NAME.findall(s.excerpt)}
     lines: dict[str, set[tuple[str, int]]] = {}
     setup: dict[str, Signal] = {}
     first: dict[str, Signal] = {}
@@ -529,11 +578,13 @@ def _credential_reason(name: str, proof: str) -> list[tuple[str, str]]:
 def _accounts(subject: str, signals: list[Signal], reasons: set[str]) -> list[tuple[str, str]]:
     """Services the skill is about and acts on through an account (not merely mentions)."""
     auth = [s for s in signals if s.code in {"live-account", "api-credential", "api-key-signup", "api-auth-header"}]
-    subject = _URL.sub(" ", subject)  # a repository link is not the service the skill is about
+    subject = _without_urls(subject)  # a repository link is not the service the skill is about
     found: list[tuple[str, str]] = []
     lower = subject.lower()
     # the services whose patterns can match: one of their starts is in the subject
-    named = None if has_ascii_twins(subject) else {index for start, index in _SERVICE_STARTS if start in lower}
+    named = (
+        None if has_ascii_twins(subject) else set(compress(_SERVICE_INDEXES, map(lower.__contains__, _SERVICE_WORDS)))
+    )
     for index, service in enumerate(SERVICES):
         reason = f"needs:live-account:{service.slug}"
         if reason in reasons or (named is not None and index not in named):
@@ -571,9 +622,10 @@ def _external_services(body: str, signals: list[Signal]) -> list[tuple[str, str]
         elif signal.code == "subscription-required":
             found.append(("needs:external-service:paid-subscription", evidence_line(signal)))
     lower = lower_text(body)
-    no_cloud = "cloud" not in lower  # then no needle holding it (`gcloud`, `cloudflare`) is there either
-    for cloud, needles, pattern, starts in _CLOUDS:
-        named = any(needle in lower for needle in needles if not (no_cloud and "cloud" in needle))
+    # without "cloud" in the text, no needle holding it (`gcloud`, `cloudflare`) is there either
+    no_cloud = "cloud" not in lower
+    for cloud, needles, cloudless, pattern, starts in _CLOUDS:
+        named = any(map(lower.__contains__, cloudless if no_cloud else needles))
         match = search_from_starts(pattern, body, starts, lower) if named else None
         if match:
             found.append((f"needs:external-service:{cloud}", f"SKILL.md: {match.group()}"))

@@ -10,14 +10,15 @@ The text views `skill_body` and `skill_subject` are shared with the other rule m
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
 from skill2env.catalog.files import SCRIPT_LANGUAGES
-from skill2env.catalog.models import SkillRecord, SkillStatus
-from skill2env.catalog.signals import literal_first
+from skill2env.catalog.models import Signal, SkillRecord, SkillStatus
+from skill2env.catalog.signals import SUBJECT_PATH, has_ascii_twins, literal_first, scan_text
 from skill2env.curation.models import Criterion, Outcome, Verdict
 
 SKILL_MD_MAX_BYTES = 64 * 1024
@@ -48,6 +49,8 @@ _PROSE_DELIVERABLE = re.compile(
     r"|copy|cover\s+letters?|speeches|stories|poems?|newsletters?|press\s+releases?|long-form\s+content)\b",
     re.IGNORECASE,
 )
+_PROSE_NEEDLES = ("writ", "draft", "compos", "craft")
+"""Every `_PROSE_DELIVERABLE` match holds one of these (lower-cased): most subjects skip the regex."""
 _ACCURATE_OUTPUT = re.compile(r"\b(?:templates?|latex|schema|validat\w*|lint\w*|format(?:s|ting)?\s+checks?)\b", re.I)
 """Writing with a checkable form (a template, a schema, a linter) is not judged by taste alone."""
 # The agent's own way of working, as a skill's name or description states it: planning, dispatching
@@ -59,7 +62,14 @@ _AGENT_PROCESS = re.compile(
     r"|\bagent'?s\s+own\b|\bperformative\s+agreement\b",
     re.IGNORECASE,
 )
+_AGENT_PROCESS_NEEDLES = (
+    "agent", "independent", "parallel", "implementation", "multi-step", "review", "brainstorm", "before",
+    "performative",
+)  # fmt: skip
+"""Every `_AGENT_PROCESS` match holds one of these (lower-cased)."""
 _STEP_LINE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,2}[.)])[ \t]+\S[^\n]*", re.MULTILINE)
+_STEP_AFTER_NEWLINE = re.compile(r"\n([ \t]*(?:[-*+]|\d{1,2}[.)])[ \t]+\S[^\n]*)")
+"""`_STEP_LINE` past the first line, spelled from the newline before it (a literal found at C speed)."""
 _FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n.*?^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
 _HEAD_CHARS = 8_000
 _SHORT_BODY_CHARS = 6_000
@@ -134,17 +144,23 @@ _ARTIFACT = re.compile(
     )
 )
 _MARKDOWN_STRUCTURE = re.compile(r"^(?:#{1,6}[ \t]+\S|[-*+][ \t]+\S|\d+\.[ \t]+\S|>[ \t]|\|.*\|)", re.MULTILINE)
+# The last three alternatives are `^[ \t]*test[ \t]*$` (a line that says "test"), spelled from the line's
+# first character (`t`, a space or a tab, none after another character but a newline), so that every
+# alternative starts with a literal: the engine then tries only the places where one is.
 _PLACEHOLDER = re.compile(
-    r"\blorem\s+ipsum\b|\bcoming\s+soon\b|\bplaceholder\b|\bnothing\s+here\b"
-    r"|\b(?:your|a)\s+skill\s+description\s+here\b|\[(?:add|insert|describe|your)\b[^\]\n]{0,60}\]"
-    r"|\breplace\s+(?:this|me)\b|\binsert\s+[\w\s]{0,30}\s+here\b|\bhello,?\s+world\b|^[ \t]*test[ \t]*$",
+    literal_first(
+        r"\blorem\s+ipsum\b|\bcoming\s+soon\b|\bplaceholder\b|\bnothing\s+here\b"
+        r"|\b(?:your|a)\s+skill\s+description\s+here\b|\[(?:add|insert|describe|your)\b[^\]\n]{0,60}\]"
+        r"|\breplace\s+(?:this|me)\b|\binsert\s+[\w\s]{0,30}\s+here\b|\bhello,?\s+world\b"
+        r"|t(?<![^\n]t)est[ \t]*$| (?<![^\n] )[ \t]*test[ \t]*$|\t(?<![^\n]\t)[ \t]*test[ \t]*$"
+    ),
     re.MULTILINE,
 )
 _PLACEHOLDER_NEEDLES = (
     "lorem", "coming soon", "placeholder", "nothing here", "description here", "[add", "[insert", "[describe",
     "[your", "replace this", "replace me", "insert ", "hello", "test",
 )  # fmt: skip
-_PLACEHOLDER_MARKS = re.compile(r"\b(?:TODO|TBD|FIXME)\b")
+_PLACEHOLDER_MARKS = re.compile(literal_first(r"\b(?:TODO|TBD|FIXME)\b"))
 """Upper case only: the Spanish word "todo" is not a placeholder."""
 _TEST_NAME = re.compile(
     r"(?:^|[-_\s])(?:test|testing|demo|example|sample|hello|my-skill|untitled|foo|tmp)(?:$|[-_\s\d])", re.I
@@ -255,8 +271,36 @@ def lower_text(text: str) -> str:
     return lower
 
 
+def subject_signals(subject: str) -> tuple[Signal, ...]:
+    """`scan_text(SUBJECT_PATH, subject)` for a `skill_subject`, remembered for the last subject (the
+    compatibility and feasibility rules both ask)."""
+    cached = _SUBJECT_SIGNALS_MEMO[0]
+    if cached[0] is subject:
+        return cached[1]
+    signals = tuple(scan_text(SUBJECT_PATH, subject))
+    _SUBJECT_SIGNALS_MEMO[0] = (subject, signals)
+    return signals
+
+
+def mentions_any(text: str, lower: str, needles: tuple[str, ...]) -> bool:
+    """Whether a case-insensitive pattern whose every match holds one of `needles` (lower-case
+    ASCII) can match `text`: `lower` (`text.lower()`) holds a needle, or `text` has a character
+    that the pattern takes for an ASCII letter (`has_ascii_twins`)."""
+    return any(map(lower.__contains__, needles)) or has_ascii_twins(text)
+
+
+def first_step_line(text: str) -> tuple[int, str] | None:
+    """The start and text of `_STEP_LINE.search(text)`, the first list item or numbered step."""
+    match = _STEP_LINE.match(text)
+    if match:
+        return match.start(), match.group()
+    match = _STEP_AFTER_NEWLINE.search(text)
+    return (match.start(1), match.group(1)) if match else None
+
+
 # One-entry memos, keyed by the identity of the (immutable) text they were computed from.
 _BODY_MEMO: list[tuple[str, str]] = [("", "")]
+_SUBJECT_SIGNALS_MEMO: list[tuple[str, tuple[Signal, ...]]] = [("", ())]
 _SUBJECT_MEMO: list[tuple[tuple[str, str, str | None], str] | None] = [None]
 _LOWER_MEMO: list[tuple[str, str]] = [("", "")]
 
@@ -331,8 +375,12 @@ class _Body:
         return sum(1 for _, _, lang, content in self.fences() if _is_command_block(lang.lower(), content))
 
     @cached_property
+    def first_command_block(self) -> _Fence | None:
+        return next((fence for fence in self.fences() if _is_command_block(fence[2].lower(), fence[3])), None)
+
+    @cached_property
     def has_command_block(self) -> bool:
-        return any(_is_command_block(lang.lower(), content) for _, _, lang, content in self.fences())
+        return self.first_command_block is not None
 
     @cached_property
     def lower(self) -> str:
@@ -379,8 +427,12 @@ class _Body:
         return sum(1 for heading in self.headings if _PROCEDURAL_HEADING.search(heading))
 
     @cached_property
+    def subject_lower(self) -> str:
+        return self.subject.lower()
+
+    @cached_property
     def persona_text(self) -> str:
-        return f"{self.subject.lower()}\n{self.head}"
+        return f"{self.subject_lower}\n{self.head}"
 
     @cached_property
     def strong_cues(self) -> tuple[str, ...]:
@@ -452,22 +504,26 @@ def _iter_fences(body: str) -> Iterator[_Fence]:
     """The blocks of `_FENCE.finditer(body)`, found from the fence markers with `str.find`."""
     if "```" not in body and "~~~" not in body:
         return
-    starts: set[int] = set()
-    for marker in ("```", "~~~"):
-        at = body.find(marker)
-        while at != -1:
-            line_start = body.rfind("\n", 0, at) + 1
-            if not body[line_start:at].strip(" \t"):
-                starts.add(line_start)
-            at = body.find(marker, at + 3)
     end = 0
-    for start in sorted(starts):
+    # found as far as the caller goes: most ask only whether there is a command block
+    for start in heapq.merge(_marker_lines(body, "```"), _marker_lines(body, "~~~")):
         if start < end:
             continue
         fence = _fence_at(body, start)
         if fence is not None:
             end = fence[1]
             yield fence
+
+
+def _marker_lines(body: str, marker: str) -> Iterator[int]:
+    """The starts of the lines where `marker` comes after nothing but spaces and tabs, in order (a line
+    has one: a second marker on it comes after the first)."""
+    at = body.find(marker)
+    while at != -1:
+        line_start = body.rfind("\n", 0, at) + 1
+        if not body[line_start:at].strip(" \t"):
+            yield line_start
+        at = body.find(marker, at + 3)
 
 
 def _fence_at(body: str, start: int) -> _Fence | None:
@@ -489,12 +545,12 @@ def _fence_at(body: str, start: int) -> _Fence | None:
 
 
 def _placeholders(body: str) -> tuple[str, ...]:
-    return _distinct(_PLACEHOLDER_MARKS.finditer(body)) + _cues(_PLACEHOLDER, _PLACEHOLDER_NEEDLES, body.lower())
+    return _distinct(_PLACEHOLDER_MARKS.finditer(body)) + _cues(_PLACEHOLDER, _PLACEHOLDER_NEEDLES, lower_text(body))
 
 
 def _cues(pattern: re.Pattern[str], needles: tuple[str, ...], text: str) -> tuple[str, ...]:
     """Distinct matches of `pattern`, searched only when one of its needles is in `text` (cheap)."""
-    if not any(needle in text for needle in needles):
+    if not any(map(text.__contains__, needles)):
         return ()
     return _distinct(pattern.finditer(text))
 
@@ -572,12 +628,16 @@ def judge_practical(record: SkillRecord) -> Verdict:
 
 
 _SCRIPT_PATH = re.compile(literal_first(r"\b(?:scripts?|bin|tools|src)/[\w./-]+\.(?:py|sh|js|mjs|ts|rb|go|pl|r|jl)\b"))
+_SCRIPT_SLASH = re.compile(
+    r"/(?:(?<=\bscripts/)|(?<=\bscript/)|(?<=\bbin/)|(?<=\btools/)|(?<=\bsrc/))[\w./-]+\.(?:py|sh|js|mjs|ts|rb|go|pl|r|jl)\b"
+)
+"""`_SCRIPT_PATH` from its slash (a literal found at C speed): the slash of its first match."""
 _INPUT_SUFFIX = re.compile(
     r"\.(?:csv|tsv|json|jsonl|xlsx|xls|docx|pptx|pdf|txt|md|html|xml|yaml|yml|log|sqlite|db|png|jpe?g|svg|wav|mp3"
     r"|mp4|ics|parquet|ipynb|tex|bib)\b",
     re.IGNORECASE,
 )
-_NOT_PATH = re.compile(r"[^\w./-]+")
+_PATH_RUN = re.compile(r"[\w./-]*")
 EVIDENCE_SCAN_CHARS = 8_000
 """Pass evidence is looked for in the opening of the body."""
 
@@ -587,37 +647,48 @@ def procedure_evidence(record: SkillRecord, view: _Body | None = None) -> list[s
     scripts it runs, its first step and the local files it works on."""
     where = record.skill_md_file
     view = view or _view(record)
-    text = (record.skill_md_text or "").replace("\r\n", "\n")
-    offset = max(len(text) - len(view.body), 0)  # the body is the end of the text
+    body = view.body
+    # the body is the end of SKILL.md (line ends normalized, which keeps the count of newlines): the
+    # lines before it are those of the text less those of the body
+    lines_before = (record.skill_md_text or "").count("\n") - body.count("\n")
     found: list[str] = []
-    for start, _, lang, content in view.fences():
-        if _is_command_block(lang.lower(), content):
-            first = next((line.strip() for line in content.splitlines() if line.strip()), "")
-            line = text.count("\n", 0, offset + start) + 2
-            found.append(f"{where}:{line}: {lang or 'code'} block: {first[:120]} (command block)")
-            break
-    head = view.body[:EVIDENCE_SCAN_CHARS]  # what a procedure does shows early
-    script = _SCRIPT_PATH.search(head) if "/" in head else None
+    block = view.first_command_block
+    if block is not None:
+        start, _, lang, content = block
+        first = next((line.strip() for line in content.splitlines() if line.strip()), "")
+        line = lines_before + body.count("\n", 0, start) + 2
+        found.append(f"{where}:{line}: {lang or 'code'} block: {first[:120]} (command block)")
+    head = body[:EVIDENCE_SCAN_CHARS]  # what a procedure does shows early
+    script = _first_script(head)
     if script:
-        line = text.count("\n", 0, offset + script.start()) + 1
-        found.append(f"{where}:{line}: {_line_at(view.body, script.start())[:140]} (runs {script.group()})")
+        line = lines_before + body.count("\n", 0, script.start()) + 1
+        found.append(f"{where}:{line}: {_line_at(body, script.start())[:140]} (runs {script.group()})")
     elif _has_scripts(record):
         found.append(f"{where}: scripts in {', '.join(lang for lang in record.languages if lang in SCRIPT_LANGUAGES)}")
-    step = _STEP_LINE.search(head)
+    step = first_step_line(head)
     if step:
-        line = text.count("\n", 0, offset + step.start()) + 1
-        found.append(f"{where}:{line}: {' '.join(step.group().split())[:140]} (first step)")
+        line = lines_before + body.count("\n", 0, step[0]) + 1
+        found.append(f"{where}:{line}: {' '.join(step[1].split())[:140]} (first step)")
     inputs = _local_files(head)
     if inputs:
         found.append(f"{where}: local files: {', '.join(inputs)}")
     return found or [f"{where}: a procedure: steps, commands or scripts"]
 
 
+def _first_script(text: str) -> re.Match[str] | None:
+    """`_SCRIPT_PATH.search(text)`, started at the folder name before the slash of its first match
+    (`_SCRIPT_SLASH`): the name ends at that slash and is at most "scripts" long."""
+    slash = _SCRIPT_SLASH.search(text)
+    return _SCRIPT_PATH.search(text, max(slash.start() - len("scripts"), 0)) if slash else None
+
+
 def _local_files(text: str, limit: int = 5) -> list[str]:
     """File names (with a data or document suffix) that `text` names, in order, SKILL.md left out."""
     found: dict[str, None] = {}
     for match in _INPUT_SUFFIX.finditer(text):
-        stem = _NOT_PATH.split(text[max(0, match.start() - 80) : match.start()])[-1]
+        # the path characters right before the suffix, within 80 characters, read backwards
+        run = _PATH_RUN.match(text[max(0, match.start() - 80) : match.start()][::-1])
+        stem = run.group()[::-1] if run else ""
         if not stem or stem.endswith((".", "/")) or stem.startswith("."):
             continue
         name = stem + match.group()
@@ -685,11 +756,12 @@ def _content_problems(record: SkillRecord, view: _Body) -> tuple[list[str], list
         return ["code:skillmd-is-code"], [f"{where}:1: {_first_line(skill_body(record))}"]
     # scripts count when the body shows how to run them; a script nobody runs is a demo
     doing = view.has_command_block or (_has_scripts(record) and view.at_least("inline_commands", 1))
-    subject_persona = _cues(_PERSONA_STRONG, _PERSONA_STRONG_NEEDLES, view.subject.lower())
+    subject, subject_lower = view.subject, view.subject_lower
+    subject_persona = _cues(_PERSONA_STRONG, _PERSONA_STRONG_NEEDLES, subject_lower)
     if subject_persona and view.command_blocks <= PERSONA_MAX_BLOCKS:
         # the skill says what it is: a character or a game to play; sample blocks are not a workflow
         return ["persona:no-workflow"], [f"{SUBJECT}: " + "; ".join(subject_persona[:4])]
-    prose = _PROSE_DELIVERABLE.search(view.subject)
+    prose = _PROSE_DELIVERABLE.search(subject) if mentions_any(subject, subject_lower, _PROSE_NEEDLES) else None
     if prose and view.command_blocks <= PROSE_MAX_BLOCKS and not _ACCURATE_OUTPUT.search(view.subject):
         # persuasive or personal writing: judged by taste, and a demo block does not change that
         return ["advice:prose-deliverable"], [f"{SUBJECT}: {_around(view.subject, prose)}"]
@@ -699,7 +771,9 @@ def _content_problems(record: SkillRecord, view: _Body) -> tuple[list[str], list
         strong, total = len(view.strong_cues), len(view.persona_cues)
         if (strong and (talking_only or total >= 2)) or total - strong >= 3:
             return ["persona:no-workflow"], [f"{where}: " + "; ".join(view.persona_cues[:4])]
-    agent_process = _AGENT_PROCESS.search(view.subject)
+    agent_process = (
+        _AGENT_PROCESS.search(subject) if mentions_any(subject, subject_lower, _AGENT_PROCESS_NEEDLES) else None
+    )
     if agent_process and view.command_blocks <= AGENT_PROCESS_MAX_BLOCKS:
         match = agent_process
         return ["advice:agent-process"], [f"{SUBJECT}: {_around(view.subject, match)}"]
@@ -723,13 +797,14 @@ def _around(text: str, match: re.Match[str]) -> str:
 def _first_step(record: SkillRecord, body: str) -> str:
     """`SKILL.md:<line>: <the first list item or numbered step>`, the evidence of a prose-only procedure."""
     where = record.skill_md_file
-    step = _STEP_LINE.search(body)
+    step = first_step_line(body)
     if step is None:
         return f"{where}: steps in prose, no command, code block or script"
-    offset = (record.skill_md_text or "").replace("\r\n", "\n").find(body[:200]) if body else 0
-    line = (record.skill_md_text or "").replace("\r\n", "\n").count("\n", 0, max(offset, 0)) + 1
-    line += body.count("\n", 0, step.start())
-    return f"{where}:{line}: {' '.join(step.group().split())[:160]} (no command, code block or script)"
+    text = (record.skill_md_text or "").replace("\r\n", "\n")
+    offset = text.find(body[:200]) if body else 0
+    line = text.count("\n", 0, max(offset, 0)) + 1
+    line += body.count("\n", 0, step[0])
+    return f"{where}:{line}: {' '.join(step[1].split())[:160]} (no command, code block or script)"
 
 
 def _has_scripts(record: SkillRecord) -> bool:

@@ -68,9 +68,13 @@ def judge_safe(record: SkillRecord) -> Verdict:
     """Judge the security screen: any malicious signal fails with `malicious:<signal>`."""
     reasons: list[str] = []
     evidence: list[str] = []
-    vendors = _vendor_words(record)
+    vendors: frozenset[str] | None = None  # only a pipe-to-shell installer asks whose host it is
     for signal in record.signals:
-        if signal.code not in SECURITY_CODES or not is_malicious(signal, vendors):
+        if signal.code not in SECURITY_CODES:
+            continue
+        if vendors is None and signal.code == "pipe-to-shell":
+            vendors = _vendor_words(record)
+        if not is_malicious(signal, vendors or frozenset()):
             continue
         reason = f"malicious:{signal.code}"
         if reason not in reasons:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from skill2env.curation.models import CurationRecord, SkillVerdict
+from skill2env.curation.models import CurationRecord, SkillVerdict, Verdict
 
 _STR_LIST = pl.List(pl.String())
 
@@ -53,9 +53,20 @@ def curation_row(record: CurationRecord, *, parse_failure: str | None) -> dict[s
         verdict = getattr(record, criterion)
         row[criterion] = verdict.outcome.value
         row[f"{criterion}_reasons"] = verdict.reasons
-        verdicts[criterion] = verdict.model_dump(mode="json")
+        verdicts[criterion] = _verdict_json(verdict)
     row["verdicts"] = json.dumps(verdicts, ensure_ascii=False, sort_keys=True)
     return row
+
+
+def _verdict_json(verdict: Verdict) -> dict[str, object]:
+    """`verdict.model_dump(mode="json")`, built directly: every curated skill writes four of them."""
+    return {
+        "criterion": str(verdict.criterion),
+        "outcome": str(verdict.outcome),
+        "reasons": list(verdict.reasons),
+        "evidence": list(verdict.evidence),
+        "decided_by": verdict.decided_by,
+    }
 
 
 def curation_frame(rows: Sequence[dict[str, object]]) -> pl.DataFrame:

@@ -8,7 +8,9 @@ import pytest
 from rows import skill_row, skills_frame
 from skill_trees import GOOD
 
-from skill2env.curation import partition
+from skill2env.catalog.tables import skill_record_from_row
+from skill2env.curation import partition, tables
+from skill2env.curation.curate import curate_skill
 from skill2env.curation.partition import FrameSource, curate_partition, curate_partitions
 
 
@@ -29,6 +31,17 @@ def test_a_good_skill_is_curated_with_every_verdict_recorded() -> None:
     assert (row["practical"], row["compatible"], row["feasible"], row["safe"]) == ("pass",) * 4
     assert set(json.loads(row["verdicts"])) == {"practical", "compatible", "feasible", "safe"}
     assert row["domain"] == "data-analytics"
+
+
+def test_recorded_verdicts_are_the_models_json_dump() -> None:
+    (record,) = curate_partition(skills_frame(good("team/csv-report")), "data-analytics").to_dicts()
+    curation = curate_skill(skill_record_from_row(good("team/csv-report")), domain="data-analytics")
+    curation.safe.decided_by = "curator:scripted"
+    verdicts = {name: getattr(curation, name) for name in ("practical", "compatible", "feasible", "safe")}
+    for verdict in verdicts.values():
+        assert tables._verdict_json(verdict) == verdict.model_dump(mode="json")
+        assert verdict.evidence  # a kept skill's evidence is in what is written
+    assert json.loads(record["verdicts"])["practical"] == verdicts["practical"].model_dump(mode="json")
 
 
 def test_broken_frontmatter_is_not_parsed_and_never_curated() -> None:

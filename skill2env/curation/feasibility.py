@@ -71,8 +71,10 @@ _SETUP_LINE = re.compile(
     r"|\b(?:get|obtain|create|generate)\b[^\n]{0,40}\b(?:key|token)|\bfrom\s+https?://|^\s*[-*]?\s*`?[A-Z][A-Z0-9_]+`?\s*[:=—-]",
     re.IGNORECASE,
 )
+# "no (external, paid) API key required": up to two words may say which key
 _KEYS_OPTIONAL = re.compile(
-    r"\b(?:no|without(?:\s+an?)?)\s+(?:api[- ]?)?keys?\s+(?:needed|required|necessary)\b|\bno\s+api[- ]?key\b"
+    r"\b(?:no|without(?:\s+an?)?)\s+(?:[\w-]+\s+){0,2}?(?:api[- ]?)?keys?\s+(?:needed|required|necessary)\b"
+    r"|\bno\s+api[- ]?key\b"
     r"|\bapi[- ]?keys?\s+(?:are|is)\s+(?:optional|not\s+(?:needed|required))\b|\bfully\s+open\b"
     r"|\bno\s+(?:auth|authentication|registration|sign-?up|account)\s+(?:needed|required)\b|\bkeyless\b",
     re.IGNORECASE,

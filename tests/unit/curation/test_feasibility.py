@@ -196,3 +196,14 @@ def test_live_outside_data_needs_the_network(make_record: RecordFactory, make_sk
 def test_local_retrieval_is_not_live_data(make_record: RecordFactory, make_skill: Skill, description: str) -> None:
     body = "```bash\nlookup --json\n```\n"
     assert judge_feasible(make_record(make_skill("lookup", description, body))).outcome == Outcome.pass_
+
+
+@pytest.mark.parametrize("statement", ["No external API key required.", "No API key needed.", "No keys needed."])
+def test_a_statement_that_no_key_is_needed_may_qualify_the_key(
+    make_record: RecordFactory, make_skill: Skill, statement: str
+) -> None:
+    setup = "Set the key:\n\n```bash\nexport OPENWEATHER_API_KEY=abc\n```\n"
+    without = judge_feasible(make_record(make_skill("forecast", "Summarise saved forecasts.", setup)))
+    assert "needs:paid-api-key:OPENWEATHER_API_KEY" in without.reasons
+    said = judge_feasible(make_record(make_skill("forecast", "Summarise saved forecasts.", f"{statement}\n\n{setup}")))
+    assert not any(reason.startswith("needs:paid-api-key") for reason in said.reasons)

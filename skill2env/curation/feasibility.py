@@ -577,6 +577,14 @@ def _credential_reason(name: str, proof: str) -> list[tuple[str, str]]:
     return [(f"needs:{kind}", proof)]
 
 
+_NEGATED_BEFORE = re.compile(
+    r"\b(?:not|instead\s+of|rather\s+than|other\s+than|except(?:\s+for)?)\s+"
+    r"(?:(?:for|to|via|through|with|using|the|a|an|any|your)\s+)*\Z",
+    re.IGNORECASE,
+)
+"""What right before a service's name says the skill is not about it ("not GitHub", "instead of the")."""
+
+
 def _accounts(subject: str, signals: list[Signal], reasons: set[str]) -> list[tuple[str, str]]:
     """Services the skill is about and acts on through an account (not merely mentions)."""
     auth = [s for s in signals if s.code in {"live-account", "api-credential", "api-key-signup", "api-auth-header"}]
@@ -592,6 +600,8 @@ def _accounts(subject: str, signals: list[Signal], reasons: set[str]) -> list[tu
         if reason in reasons or (named is not None and index not in named):
             continue
         match = search_from_starts(service.pattern, subject, service.starts, lower)
+        while match is not None and _NEGATED_BEFORE.search(subject, max(0, match.start() - 40), match.start()):
+            match = service.pattern.search(subject, match.end())  # "not GitHub PR/API operations": another service
         if match is None:
             continue
         context = subject[max(0, match.start() - 40) : match.end() + 40]

@@ -207,3 +207,20 @@ def test_a_statement_that_no_key_is_needed_may_qualify_the_key(
     assert "needs:paid-api-key:OPENWEATHER_API_KEY" in without.reasons
     said = judge_feasible(make_record(make_skill("forecast", "Summarise saved forecasts.", f"{statement}\n\n{setup}")))
     assert not any(reason.startswith("needs:paid-api-key") for reason in said.reasons)
+
+
+@pytest.mark.parametrize(
+    ("description", "needs_github"),
+    [
+        ("Manage GitHub issues and pull requests.", True),
+        ("Manage local git branches and commits, not GitHub issues or pull requests.", False),
+        ("Track tasks in a local file instead of the GitHub issues of a repo.", False),
+        ("Sync notes, not files, to your GitHub repos.", True),
+    ],
+)
+def test_a_service_named_as_what_the_skill_is_not_about_is_no_account(
+    make_record: RecordFactory, make_skill: Skill, description: str, needs_github: bool
+) -> None:
+    body = "```bash\ngit status\ngit log --oneline\n```\n"
+    reasons = judge_feasible(make_record(make_skill("git-work", description, body))).reasons
+    assert ("needs:live-account:github" in reasons) == needs_github

@@ -120,6 +120,11 @@ class Children:
                     self.exited[pid] = os.waitstatus_to_exitcode(status)
                     self.lock.notify_all()
 
+    def spawning(self) -> threading.Condition:
+        """Hold while starting a command and until `spawned`: the reaper may reap it at once (a quick
+        command, a loaded machine), and must not look it up among the leaders before it is one."""
+        return self.lock
+
     def spawned(self, pid: int) -> None:
         with self.lock:
             self.leaders.add(pid)
@@ -193,21 +198,22 @@ class Server:
 
     def run(self, request: dict) -> dict:
         env = {**self.env, **(request.get("env") or {})}
-        try:
-            process = subprocess.Popen(
-                request["argv"],
-                cwd=request.get("cwd") or None,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            message = f"skill2env: cannot run {request['argv'][0]!r}: {exc.strerror or exc}\n"
-            return _reply(SPAWN_FAILED_EXIT_CODES.get(exc.errno or 0, 126), b"", message.encode(), False, False)
+        with self.children.spawning():
+            try:
+                process = subprocess.Popen(
+                    request["argv"],
+                    cwd=request.get("cwd") or None,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                message = f"skill2env: cannot run {request['argv'][0]!r}: {exc.strerror or exc}\n"
+                return _reply(SPAWN_FAILED_EXIT_CODES.get(exc.errno or 0, 126), b"", message.encode(), False, False)
+            self.children.spawned(process.pid)
         _set_oom_score_adj(process.pid, self.child_oom_score_adj)
-        self.children.spawned(process.pid)
         try:
             deadline = time.monotonic() + float(request["timeout"])
             stdout, stderr, truncated, exit_code, timed_out = self.collect(process, deadline)

@@ -238,3 +238,27 @@ def test_with_a_deadline_it_ends_itself_and_what_it_started(start_server: Server
 
 def test_inherit_env_starts_commands_from_the_servers_environment(start_server: ServerFactory) -> None:
     assert run(start_server(inherit_env=True), "echo $HOME $BASE").stdout == f"{os.environ['HOME']} base\n"
+
+
+RACE = """
+import subprocess, sys, threading, time
+from skill2env.sandbox.command_server import Children
+children = Children()
+threading.Thread(target=children.reap_forever, daemon=True).start()
+running = subprocess.Popen(["sleep", "30"])  # another command: the reaper now waits for any child
+children.spawned(running.pid)
+time.sleep(0.2)
+with children.spawning():
+    process = subprocess.Popen(["true"])
+    time.sleep(0.5)  # the command ends and the reaper takes it before it is registered
+    children.spawned(process.pid)
+print(children.exit_code(process.pid, 10))
+running.kill()
+"""
+
+
+def test_a_command_reaped_before_it_is_registered_keeps_its_exit_code() -> None:
+    # In its own process: the reaper waits for any child, which would steal the test runner's.
+    done = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0"

@@ -515,6 +515,9 @@ class BwrapSandbox(Sandbox):
             status = process.wait(timeout=STOP_WAIT_S)
         except subprocess.TimeoutExpired:
             return SandboxCrashed(f"{lost}; its output ended, but bwrap still runs")
+        if status == -signal.SIGKILL and self._cgroup is not None and self._cgroup.oom_kills() > 0:
+            # bwrap shares the sandbox's memory cgroup: its OOM killer may end bwrap with the server
+            return server_end(lost, 128 + signal.SIGKILL, oom_killed=True, detail=self._server_log_tail())
         if status < 0:
             return SandboxCrashed(f"{lost}; bwrap itself was killed by signal {-status} on the host")
         if self._cgroup is not None:

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from harbor_tasks import require_backend
-from task_samples import billing_draft
+from task_samples import DOMAIN, billing_draft
 
 from skill2env.lake.lake import Lake
+from skill2env.lake.sqlfiles import load_sql
 from skill2env.tasks.cli import export_group, import_group
 from skill2env.tasks.export import export_tasks
 from skill2env.tasks.store import TaskStore
@@ -47,3 +48,6 @@ def test_imported_exports_are_validated_and_then_exported_as_accepted(tmp_path: 
     assert lake.query("SELECT acceptance FROM accepted_tasks").item() == "accepted_without_judge"
     _invoke(export_group, "harbor", "--out", str(tmp_path / "out"), "--status", "accepted", "--home", str(home))
     assert len(list((tmp_path / "out").iterdir())) == 1
+    # … and it is what the rollout stage reads for its domain and iteration, like the pipeline's tasks.
+    staged = lake.query(load_sql("queries/stage_accepted_tasks"), {"domain": DOMAIN, "iteration": 0})
+    assert staged.get_column("task_id").to_list() == ["vendor-billing-reconciliation-i0"]

@@ -79,17 +79,8 @@ def acceptance_rate_check(iteration: int) -> dg.AssetChecksDefinition:
             "SELECT validated, accepted FROM validation_funnel WHERE domain = '*' AND iteration = $k", {"k": iteration}
         )
         validated, accepted = funnel.row(0) if funnel.height else (0, 0)
-        rate = accepted / validated if validated else None
-        return dg.AssetCheckResult(
-            passed=rate is None or rate >= config.min_acceptance_rate,
-            severity=dg.AssetCheckSeverity.WARN,
-            metadata={
-                "validated": int(validated),
-                "accepted": int(accepted),
-                "acceptance_rate": dg.MetadataValue.float(rate) if rate is not None else dg.MetadataValue.text("n/a"),
-                "min_acceptance_rate": config.min_acceptance_rate,
-            },
-        )
+        return _rate_warning(("validated", validated), ("accepted", accepted), "acceptance_rate",
+                             ("min_acceptance_rate", config.min_acceptance_rate), at_least=True)  # fmt: skip
 
     return check
 
@@ -108,19 +99,20 @@ def hack_probe_check(iteration: int) -> dg.AssetChecksDefinition:
             {"k": iteration},
         )
         probed, rejected = funnel.row(0) if funnel.height else (0, 0)
-        rate = rejected / probed if probed else None
-        return dg.AssetCheckResult(
-            passed=rate is None or rate <= config.max_hack_rejection_rate,
-            severity=dg.AssetCheckSeverity.WARN,
-            metadata={
-                "tasks_probed": int(probed),
-                "tasks_rejected": int(rejected),
-                "rejection_rate": dg.MetadataValue.float(rate) if rate is not None else dg.MetadataValue.text("n/a"),
-                "max_hack_rejection_rate": config.max_hack_rejection_rate,
-            },
-        )
+        return _rate_warning(("tasks_probed", probed), ("tasks_rejected", rejected), "rejection_rate",
+                             ("max_hack_rejection_rate", config.max_hack_rejection_rate), at_least=False)  # fmt: skip
 
     return check
+
+
+def _rate_warning(total: tuple[str, int], part: tuple[str, int], rate_name: str, limit: tuple[str, float], *,
+                  at_least: bool) -> dg.AssetCheckResult:  # fmt: skip
+    """A warning check on `part / total` against `limit` (at least, or at most); no tasks: passed."""
+    rate = part[1] / total[1] if total[1] else None
+    passed = rate is None or (rate >= limit[1] if at_least else rate <= limit[1])
+    shown = dg.MetadataValue.float(rate) if rate is not None else dg.MetadataValue.text("n/a")
+    metadata = {total[0]: int(total[1]), part[0]: int(part[1]), rate_name: shown, limit[0]: limit[1]}
+    return dg.AssetCheckResult(passed=passed, severity=dg.AssetCheckSeverity.WARN, metadata=metadata)
 
 
 def rewards_check(iteration: int) -> dg.AssetChecksDefinition:

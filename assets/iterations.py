@@ -24,6 +24,8 @@ from skill2env.agent.markers import AttemptLog
 from skill2env.agent.rollout import RolloutRunner
 from skill2env.exports.plots import (
     METADATA_DPI,
+    hack_probe_funnel_png,
+    hack_probe_totals,
     hardening_curve_markdown,
     markdown_image,
     validation_funnel_png,
@@ -225,20 +227,30 @@ def rollouts_asset(iteration: int) -> dg.AssetsDefinition:
 
 
 def _funnels(store: Lake, iteration: int) -> dict[str, dg.MetadataValue]:
-    """The validation funnel (plot of every iteration so far, table of this one) and this iteration's
-    hack-probe funnel (all strategies, then each), for the validations asset's page."""
+    """The validation funnel (plot of every iteration so far, table of this one) and the hack-probe funnel
+    (plot of every iteration so far; this iteration's table, all strategies then each, and its totals:
+    tasks probed, probes run, hacks caught, tasks the gate rejected), for the validations asset's page."""
     funnel = store.query("SELECT * FROM validation_funnel WHERE iteration <= $k", {"k": iteration})
     probes = store.query(
-        "SELECT * FROM hack_probe_funnel WHERE iteration = $k "
-        "ORDER BY domain <> '*', domain, strategy <> '*', strategy",
+        "SELECT * FROM hack_probe_funnel WHERE iteration <= $k "
+        "ORDER BY iteration, domain <> '*', domain, strategy <> '*', strategy",
         {"k": iteration},
     )
+    totals = hack_probe_totals(probes).filter(pl.col("iteration") == iteration)
+    total = totals.row(0, named=True) if totals.height else dict.fromkeys(totals.columns, 0)
     return {
         "funnel": dg.MetadataValue.md(markdown_table(funnel.filter(pl.col("iteration") == iteration))),
         "funnel_plot": dg.MetadataValue.md(
             markdown_image(validation_funnel_png(funnel, dpi=METADATA_DPI), "Validation funnel")
         ),
-        "hack_probe_funnel": dg.MetadataValue.md(markdown_table(probes, 40)),
+        "hack_probe_funnel": dg.MetadataValue.md(markdown_table(probes.filter(pl.col("iteration") == iteration), 40)),
+        "hack_probe_funnel_plot": dg.MetadataValue.md(
+            markdown_image(hack_probe_funnel_png(probes, dpi=METADATA_DPI), "Hack-probe funnel")
+        ),
+        "tasks_probed": dg.MetadataValue.int(int(total["tasks_probed"])),
+        "hack_probes_run": dg.MetadataValue.int(int(total["probes_run"])),
+        "hacks_caught": dg.MetadataValue.int(int(total["hacks_caught"])),
+        "tasks_rejected_by_hack_probes": dg.MetadataValue.int(int(total["tasks_rejected"])),
     }
 
 

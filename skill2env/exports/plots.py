@@ -84,6 +84,70 @@ def validation_funnel_png(funnel: pl.DataFrame, *, dpi: int = PNG_DPI) -> bytes:
     return _png(figure, dpi)
 
 
+HACK_PROBE_TOTALS_SCHEMA = {"iteration": pl.Int64, "tasks_probed": pl.Int64, "tasks_resisted": pl.Int64,
+                            "tasks_rejected": pl.Int64, "probes_run": pl.Int64, "hacks_caught": pl.Int64,
+                            "hacks_beat_task": pl.Int64, "probe_infra_errors": pl.Int64}  # fmt: skip
+_PROBE_BARS = (("probes_run", "probes run"), ("hacks_caught", "hacks caught"),
+               ("hacks_beat_task", "hacks that beat a task"), ("probe_infra_errors", "infra errors"))  # fmt: skip
+_TASK_BARS = (("tasks_probed", "tasks probed"), ("tasks_resisted", "resisted every hack"),
+              ("tasks_rejected", "rejected by the gate"))  # fmt: skip
+
+
+def hack_probe_totals(funnel: pl.DataFrame) -> pl.DataFrame:
+    """Per iteration, from the `hack_probe_funnel` view's all-domains rows: tasks probed, tasks that
+    resisted every strategy, tasks the gate rejected (a strategy beat them); probes run (one per task and
+    strategy), hacks caught (probes the task resisted), hacks that beat their task, probes with an
+    infrastructure error."""
+    if funnel.is_empty():
+        return pl.DataFrame(schema=HACK_PROBE_TOTALS_SCHEMA)
+    rows = funnel.filter(pl.col("domain") == ALL_DOMAINS)
+    tasks = rows.filter(pl.col("strategy") == ALL_DOMAINS).select(
+        "iteration",
+        pl.col("tasks_probed"),
+        pl.col("tasks_passed").alias("tasks_resisted"),
+        pl.col("tasks_rejected"),
+    )
+    probes = (
+        rows.filter(pl.col("strategy") != ALL_DOMAINS)
+        .group_by("iteration")
+        .agg(
+            pl.col("tasks_probed").sum().alias("probes_run"),
+            pl.col("tasks_passed").sum().alias("hacks_caught"),
+            pl.col("tasks_rejected").sum().alias("hacks_beat_task"),
+            pl.col("tasks_infra_error").sum().alias("probe_infra_errors"),
+        )
+    )
+    joined = tasks.join(probes, on="iteration", how="full", coalesce=True).sort("iteration")
+    return joined.select([pl.col(c).fill_null(0).cast(t) for c, t in HACK_PROBE_TOTALS_SCHEMA.items()])
+
+
+def hack_probe_funnel_png(funnel: pl.DataFrame, *, dpi: int = PNG_DPI) -> bytes:
+    """The `hack_probe_funnel` view of all domains ('*') per iteration, in two panels: the probes (run,
+    caught, beat their task, infrastructure errors) and the tasks (probed, resisted every hack, rejected by
+    the hack-probe gate), each bar labelled with its count."""
+    from matplotlib.ticker import MaxNLocator
+
+    totals = hack_probe_totals(funnel)
+    figure = _figure(width=11.0, height=4.2)
+    axes: Sequence[Axes] = figure.subplots(1, 2)
+    for ax, bars, title in ((axes[0], _PROBE_BARS, "Hack probes"), (axes[1], _TASK_BARS, "Tasks probed")):
+        width = 0.8 / max(1, totals.height)
+        for index, row in enumerate(totals.iter_rows(named=True)):
+            offsets = [position + (index - (totals.height - 1) / 2) * width for position in range(len(bars))]
+            drawn = ax.bar(offsets, [row[c] for c, _ in bars], width=width, label=f"iteration {row['iteration']}")
+            ax.bar_label(drawn, fontsize=7)
+        ax.set_xticks(range(len(bars)), [label for _, label in bars], rotation=15, fontsize=8)
+        if totals.is_empty():
+            ax.text(0.5, 0.5, "no hack probes yet", ha="center", va="center", transform=ax.transAxes)
+        else:
+            ax.legend(fontsize=8, frameon=False)
+        _decorate(ax, title, None)
+        ax.xaxis.grid(visible=False)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    figure.suptitle("Hack-probe funnel (all domains): probes run and caught, tasks the gate rejected")
+    return _png(figure, dpi)
+
+
 CURATION_STAGES = ("found", "parsed", "practical", "compatible", "feasible", "safe", "curated")
 
 

@@ -3,6 +3,8 @@
 out/report.md                 the summary: ours against the paper, then one table per view
 out/hardening_curve.png       full-credit rate, mean reward and mean turns per iteration
 out/validation_funnel.png     tasks passing each validation gate per iteration
+out/hack_probe_funnel.png     hack probes run and caught, tasks probed and rejected by the gate, per iteration
+out/curation_funnel.png       skills left after each curation criterion, by domain
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from pathlib import Path
 
 import polars as pl
 
-from skill2env.exports.plots import ALL_DOMAINS, hardening_curve_png, validation_funnel_png
+from skill2env.exports.plots import (
+    ALL_DOMAINS,
+    curation_funnel_png,
+    hack_probe_funnel_png,
+    hack_probe_totals,
+    hardening_curve_png,
+    validation_funnel_png,
+)
 from skill2env.exports.reference import PAPER_FULL_CREDIT_PCT, PAPER_MEAN_TURNS, PAPER_SOURCE
 from skill2env.formatting import markdown_table
 from skill2env.lake.lake import Lake
@@ -25,9 +34,11 @@ SECTIONS = {
     "task_set_stats": ("The task set beside the paper's", "SELECT * FROM task_set_stats"),
     "task_stats": ("Tasks per iteration", "SELECT * FROM task_stats"),
     "validation_funnel": ("Validation funnel", "SELECT * FROM validation_funnel"),
+    "hack_probe_funnel": ("Hack-probe funnel", "SELECT * FROM hack_probe_funnel"),
     "hardening_curve": ("Hardening curve by domain", "SELECT * FROM hardening_curve"),
     "llm_usage": ("Model usage", "SELECT * FROM llm_usage"),
     "catalog_stats": ("Catalog statistics", "SELECT * FROM catalog_stats"),
+    "curation_funnel": ("Curation funnel", "SELECT * FROM curation_funnel"),
 }
 """view → (section title, query), in the report's order."""
 
@@ -90,6 +101,15 @@ def report_markdown(views: Mapping[str, pl.DataFrame], *, lake_path: Path, gener
         lines += ["", f"## {title} (`{view}`)", ""]
         if view in images:
             lines += [f"![{title}]({images[view]})", ""]
+        if view == "hack_probe_funnel":
+            lines += [
+                "All domains, per iteration:",
+                "",
+                _table(hack_probe_totals(views[view])),
+                "",
+                "Per strategy:",
+                "",
+            ]
         lines.append(_table(views[view]))
     return "\n".join(lines) + "\n"
 
@@ -101,6 +121,8 @@ def write_report(lake: Lake, out: Path) -> Report:
     plots = {
         "hardening_curve": hardening_curve_png(views["hardening_curve"]),
         "validation_funnel": validation_funnel_png(views["validation_funnel"]),
+        "hack_probe_funnel": hack_probe_funnel_png(views["hack_probe_funnel"]),
+        "curation_funnel": curation_funnel_png(views["curation_funnel"]),
     }
     written = []
     for view, png in plots.items():

@@ -29,6 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TypeVar
 
 from skill2env.rubric.evaluate import PREPARE_FAILED, load_workspace, verify_in_sandbox, verify_workspace
 from skill2env.rubric.judge import Judge
@@ -45,7 +46,9 @@ from skill2env.validation.hack_probes.instruction import TaskView, read_view
 from skill2env.validation.hack_probes.strategies import CONTENT, TAMPER, Strategy
 
 SandboxFactory = Callable[[], Sandbox]
+_T = TypeVar("_T")
 SHARED_TAMPER = "tamper_group"
+NOT_STARTED = "not started"
 TAMPER_WAIT_S = 900.0
 """How long the batch waits for the tamper run's workspace (the run's own limit is at most 300 s)."""
 SHM = "/dev/shm"  # noqa: S108 — only the parent of a mkdtemp'd folder
@@ -149,12 +152,7 @@ class _Probe:
                 starting = [pool.submit(_start, share.sandbox, self.task) for share in shares]
                 rollout = None
                 try:
-                    folders = {name: share.folder / name for share in shares for name in share.names}
-                    built = self._build_all(units, names, root / "initial", [folders[name] for name in names])
-                    errors = dict(zip(names, built, strict=True))
-                    for share, started in zip(shares, starting, strict=True):
-                        share.start(started.result(), self, pool)  # its verifier imports its checks meanwhile
-                        share.deliver(share.folder, [n for n in share.names if errors[n] is None])
+                    errors = self._build_and_deliver(units, names, root / "initial", shares, starting, pool)
                     rollout = rolled.result() if rolled else None
                     if rollout is not None and rollout[1]:
                         shares[-1].deliver(tampered_at.parent, [tampered_name])
@@ -210,16 +208,42 @@ class _Probe:
             what += "; its final workspace verified in the content batch"
         return [self._outcome(s, batched, what, rollout_id) for s in tamper]
 
+    def _build_and_deliver(self, units: list[list[Strategy]], names: list[str], initial: Path,
+                           shares: list[_Share], starting: list[Future[str | None]],
+                           pool: ThreadPoolExecutor) -> dict[str, str | None]:  # fmt: skip
+        """Build the candidates in growing parts (1, 2, 4, …), each part delivered as soon as it is built:
+        the verifier begins on the first candidate while the others are still being built and copied in.
+        Returns each candidate's build error (None: built and delivered)."""
+        share_of = {name: share for share in shares for name in share.names}
+        errors: dict[str, str | None] = {}
+        copied = self._copy_initial(initial)
+        for part, chunk in enumerate(_growing_parts(list(zip(names, units, strict=True)))):
+            for name, unit in chunk:
+                folder = share_of[name].folder / f"part-{part}" / name
+                errors[name] = copied or self._build(unit, folder, initial)
+            for share, started in zip(shares, starting, strict=True):
+                if share.batch is None and share.problem == NOT_STARTED:
+                    share.start(started.result(), self, pool)  # its verifier imports its checks meanwhile
+                built = [name for name, _ in chunk if share_of[name] is share and errors[name] is None]
+                if built:
+                    share.deliver(share.folder / f"part-{part}", built)
+        return errors
+
     def _build_all(self, units: list[list[Strategy]], names: list[str], initial: Path,
                    folders: list[Path]) -> list[str | None]:  # fmt: skip
         """Every unit's candidate in its folder, sharing one copy of the initial workspace by hard links."""
+        copied = self._copy_initial(initial)
+        return [copied or self._build(unit, folder, initial) for unit, folder in zip(units, folders, strict=True)]
+
+    def _copy_initial(self, initial: Path) -> str | None:
+        """A private copy of the task's initial workspace at `initial` that candidates hard-link; the error, or None."""
         try:
             if self.task.workspace_dir.is_dir():
                 shutil.copytree(self.task.workspace_dir, initial, symlinks=True)
             initial.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            return [f"copying the initial workspace failed: {type(exc).__name__}: {exc}"] * len(units)
-        return [self._build(unit, folder, initial) for unit, folder in zip(units, folders, strict=True)]
+            return f"copying the initial workspace failed: {type(exc).__name__}: {exc}"
+        return None
 
     # -- one by one: the standard path -------------------------------------------------------------
 
@@ -340,7 +364,7 @@ class _Share:
     late: list[str] = field(default_factory=list)
     batch: Batch | None = None
     running: Future[BatchRun] | None = None
-    problem: str | None = "not started"
+    problem: str | None = NOT_STARTED
     pending: set[str] = field(default_factory=set)
 
     def start(self, problem: str | None, probe: _Probe, pool: ThreadPoolExecutor) -> None:
@@ -363,9 +387,18 @@ class _Share:
         try:
             if self.batch is not None and self.pending:
                 self.batch.deliver(self.folder, [], absent=sorted(self.pending))
-            return self.running.result() if self.running else BatchRun({}, self.problem or "not started")
+            return self.running.result() if self.running else BatchRun({}, self.problem or NOT_STARTED)
         finally:
             self.sandbox.stop()
+
+
+def _growing_parts(items: list[_T]) -> list[list[_T]]:
+    """`items` in parts of 1, 2, 4, … in order."""
+    parts, size = [], 1
+    while items:
+        parts.append(items[:size])
+        items, size = items[size:], size * 2
+    return parts
 
 
 def _start(sandbox: Sandbox, task: TaskDir) -> str | None:

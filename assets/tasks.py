@@ -9,11 +9,14 @@ import dagster as dg
 from assets.partitions import domain_partitions
 from assets.progress import each_partition, progress_logger
 from resources.lake import LakeResource
+from resources.llm import LlmResource, call_context
 from skill2env.formatting import markdown_table
 from skill2env.home import Home, default_skills_root
 from skill2env.lake.lake import TableWrite
 from skill2env.lake.sqlfiles import load_sql
-from skill2env.tasks.authoring import load_author
+from skill2env.llm.errors import ModelNotConfigured
+from skill2env.pipeline.authors import AUTO, choose_author
+from skill2env.tasks.authoring import AuthorLoadError
 from skill2env.tasks.build import Authored, author_tasks
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import blueprints_frame, task_files_frame, tasks_frame
@@ -22,8 +25,9 @@ CODE_VERSION = "tasks-1"
 
 
 class TaskAuthoringConfig(dg.Config):
-    author: str = ""
-    """`package.module:attribute` of the author (an `Author` or a factory of one); '' = none configured."""
+    author: str = AUTO
+    """auto (the author role's model when it has an endpoint, else the world kits) | kits | model | none,
+    or `package.module:attribute` of a custom author (an `Author` or a factory of one)."""
     skills_root: str = str(default_skills_root())
     """The folder the catalog walked: skill folders are copied from here into the task directories."""
 
@@ -51,12 +55,15 @@ class TaskAuthoringConfig(dg.Config):
     pool="lake",
 )
 def task_authoring(
-    context: dg.AssetExecutionContext, config: TaskAuthoringConfig, lake: LakeResource
+    context: dg.AssetExecutionContext, config: TaskAuthoringConfig, lake: LakeResource, llm: LlmResource
 ) -> Iterator[dg.MaterializeResult]:
     """Draft a task for every skill with selected patterns, check it, store its Harbor directory."""
     store = lake.lake()
     tasks = TaskStore.of(Home.resolve(lake.home or None))
-    author = load_author(config.author)
+    try:
+        author = choose_author(config.author, llm.settings(), log=store, context=call_context(context))
+    except (ModelNotConfigured, AuthorLoadError) as exc:
+        raise dg.Failure(description=str(exc)) from exc
     context.log.info(f"author: {author.name if author else 'none available (skills are recorded as skipped)'}")
     report = progress_logger(context, "skills authored")
     writes, results = [], Authored()

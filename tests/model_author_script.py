@@ -28,10 +28,7 @@ from typing import Any
 from rows import skill_row
 
 from skill2env.home import EXAMPLE_SKILLS
-from skill2env.pipeline.authors import offline_or_model_author
-from skill2env.sandbox.bwrap_backend import bwrap_available
 from skill2env.tasks.generator import GeneratorError, GeneratorLimits, collect_files
-from skill2env.tasks.model_author import ModelAuthor
 
 SKILL_PATH = "ops/log-analysis"
 DOMAIN = "devops"
@@ -579,14 +576,3 @@ class SubprocessRunner:
             if done.returncode:
                 raise GeneratorError(f"the generator exited with {done.returncode}: {done.stderr[-500:]}")
             return collect_files(out, GeneratorLimits())
-
-
-def scripted_model_author() -> ModelAuthor:
-    """The author `skill2env run` loads (`offline_or_model_author`, endpoint from `SKILL2ENV_LLM_*`),
-    with the generator run as a plain subprocess where this machine has no bwrap."""
-    author = offline_or_model_author()
-    if not isinstance(author, ModelAuthor):
-        raise RuntimeError("no author endpoint configured: set SKILL2ENV_LLM_BASE_URL and SKILL2ENV_LLM_MODEL")
-    if not bwrap_available():
-        author.runner = SubprocessRunner()
-    return author

@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from skill2env.lake.lake import Lake
+from skill2env.lake.logs import AppendLog
 
 LLM_CALLS_SCHEMA = pl.Schema(
     {
@@ -79,7 +79,7 @@ class Ledger:
     def frame(self) -> pl.DataFrame:
         return pl.DataFrame(self.rows(), schema=LLM_CALLS_SCHEMA)
 
-    def flush(self, lake: Lake) -> int:
+    def flush(self, log: AppendLog) -> int:
         """Append the buffered rows to `llm_calls` in one transaction and empty the buffer.
 
         On a failed write the rows stay buffered, so a later flush can still write them.
@@ -87,7 +87,7 @@ class Ledger:
         with self._lock:
             taken, self._rows = self._rows, []
         try:
-            return lake.append(TABLE, pl.DataFrame(taken, schema=LLM_CALLS_SCHEMA))
+            return log.append(TABLE, pl.DataFrame(taken, schema=LLM_CALLS_SCHEMA))
         except BaseException:
             with self._lock:
                 self._rows = taken + self._rows

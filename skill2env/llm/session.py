@@ -4,14 +4,14 @@ session = LlmSession(LlmSettings.load(home), CallContext(asset_key="curated_skil
 if session.configured("curator"):
     client = session.client("curator")
 …
-session.flush(lake)        # the ledger rows, in one append
+session.flush(lake)        # the ledger rows, in one append (any `AppendLog`)
 """
 
 from __future__ import annotations
 
 import threading
 
-from skill2env.lake.lake import Lake
+from skill2env.lake.logs import AppendLog
 from skill2env.llm.client import ModelClient, not_configured_message
 from skill2env.llm.config import LlmSettings
 from skill2env.llm.ledger import CallContext, Ledger
@@ -39,9 +39,9 @@ class LlmSession:
                 self._clients[role] = client
             return self._clients[role]
 
-    def flush(self, lake: Lake) -> int:
+    def flush(self, log: AppendLog) -> int:
         """Write the buffered ledger rows to `llm_calls`; returns how many."""
-        return self.ledger.flush(lake)
+        return self.ledger.flush(log)
 
     def close(self) -> None:
         with self._lock:

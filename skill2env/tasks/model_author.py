@@ -1,6 +1,6 @@
 """The model author: the author role's model drafts a blueprint, then builds the task from it.
 
-    author = model_author(LlmSettings.load(home), lake=Lake(home.lake_path))   # None: no endpoint
+    author = model_author(LlmSettings.load(home), log=lake)   # None: no endpoint; `lake`: any AppendLog
     result = author.draft(skill_row, selection_rows)                            # TaskDraft | Rejection
 
 1. **Blueprint.** From the skill (SKILL.md, profile) and its selected patterns (with the pool's
@@ -24,8 +24,8 @@ Infrastructure failures (`ModelUnavailable`, …) are raised: the pipeline recor
 `error`, not as the model's fault. Model-output failures (invalid after repair, refusals,
 truncation) are rejections.
 
-Ledger: the client's `llm_calls` rows are appended to `lake` after every skill drafted (the
-authoring asset has no hook for it); `close()` closes the client and flushes what is left.
+Ledger: the client's `llm_calls` rows are appended to `log` after every skill drafted (the
+authoring asset hands it the lake as an `AppendLog`); `close()` closes the client and flushes what is left.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from skill2env.lake.lake import Lake
+from skill2env.lake.logs import AppendLog
 from skill2env.llm.client import ModelClient
 from skill2env.llm.config import LlmSettings
 from skill2env.llm.errors import ModelOutputError, ModelOutputInvalid
@@ -81,14 +81,15 @@ class ModelAuthor:
         *,
         pool: PatternPool | None = None,
         runner: GeneratorRunner | None = None,
-        lake: Lake | None = None,
+        log: AppendLog | None = None,
         build_repairs: int = BUILD_REPAIRS,
         check_determinism: bool = True,
     ) -> None:
         self.client = client
         self._pool = pool
         self.runner: GeneratorRunner = runner or SandboxGeneratorRunner()
-        self.lake = lake
+        self.log = log
+        """Where `llm_calls` rows go after every skill (None: they stay in the client's ledger)."""
         self.build_repairs = build_repairs
         self.check_determinism = check_determinism
         """Run the generator twice and refuse a workspace that differs (the task digest must be stable)."""
@@ -131,12 +132,12 @@ class ModelAuthor:
 
     def flush(self) -> int:
         """Append the buffered `llm_calls` rows to the lake (when there is one); never raises."""
-        if self.lake is None or not len(self.client.ledger):
+        if self.log is None or not len(self.client.ledger):
             return 0
         try:
-            return self.client.ledger.flush(self.lake)
+            return self.client.ledger.flush(self.log)
         except Exception as exc:  # bookkeeping must not fail a task; the rows stay buffered for close()
-            logger.warning("author %s: llm_calls not written to %s: %s", self.name, self.lake.path, exc)
+            logger.warning("author %s: llm_calls not written: %s", self.name, exc)
             return 0
 
     def close(self) -> None:
@@ -285,13 +286,13 @@ class ModelAuthor:
 
 
 def model_author(
-    settings: LlmSettings, *, lake: Lake | None = None, context: CallContext | None = None
+    settings: LlmSettings, *, log: AppendLog | None = None, context: CallContext | None = None
 ) -> ModelAuthor | None:
     """The model author when the author role has an endpoint; None otherwise."""
     if not settings.role(ROLE).configured:
         return None
     context = context or CallContext(asset_key="tasks")
-    return ModelAuthor(ModelClient.for_role(settings, ROLE, ledger=Ledger(), context=context), lake=lake)
+    return ModelAuthor(ModelClient.for_role(settings, ROLE, ledger=Ledger(), context=context), log=log)
 
 
 def skill_ref(skill_row: Mapping[str, Any]) -> SkillRef:

@@ -28,7 +28,7 @@ from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
 
 pytestmark = [pytest.mark.slow, pytest.mark.bwrap]
-OPTIONS = PipelineOptions(iterations=0, author="model_author_script:scripted_model_author", backend="bwrap",
+OPTIONS = PipelineOptions(iterations=0, author="model", backend="bwrap",
                           attempts=2)  # fmt: skip
 SOLVER_MARK = "Reviewed by the solver."
 SOLVER_SH = f"{SOLVE_SH}\necho '{SOLVER_MARK}' >> report/incident.md\n"

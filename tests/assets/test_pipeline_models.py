@@ -23,7 +23,7 @@ from skill2env.lake.lake import Lake
 
 pytestmark = [pytest.mark.slow, pytest.mark.bwrap]
 ROLES = ("AUTHOR", "SOLVER", "DIAGNOSER", "JUDGE")
-OPTIONS = PipelineOptions(iterations=2, author="model_author_script:scripted_model_author", backend="bwrap",
+OPTIONS = PipelineOptions(iterations=2, author="model", backend="bwrap",
                           attempts=2)  # fmt: skip
 COUNTED = ("tasks", "validations", "rollouts", "rubric_scores", "hardening_rounds", "sft_examples",
            "pattern_additions", "blueprints")  # fmt: skip

@@ -13,6 +13,7 @@ from task_samples import AUTHOR, DOMAIN, make_skill_dir
 from assets.partitions import DOMAIN_PARTITIONS_NAME
 from assets.tasks import task_authoring
 from resources.lake import LakeResource
+from resources.llm import LlmResource
 from skill2env.lake.lake import Lake, TableWrite
 from skill2env.patterns.tables import PATTERN_SELECTIONS_SCHEMA
 from skill2env.tasks.authoring import NO_AUTHOR_REASON
@@ -47,7 +48,7 @@ def _materialize(home: Path, **config: str) -> dg.ExecuteInProcessResult:
         [task_authoring],
         instance=instance,
         partition_key=DOMAIN,
-        resources={"lake": LakeResource(home=str(home))},
+        resources={"lake": LakeResource(home=str(home)), "llm": LlmResource(home=str(home))},
         run_config={"ops": {"task_authoring": {"config": config}}},
     )
     assert result.success
@@ -55,7 +56,7 @@ def _materialize(home: Path, **config: str) -> dg.ExecuteInProcessResult:
 
 
 def test_without_an_author_selected_skills_are_recorded_as_skipped(home: Path) -> None:
-    result = _materialize(home)
+    result = _materialize(home, author="none")
     lake = Lake(home / "lake.duckdb")
 
     rows = lake.query("SELECT skill_path, status, reasons, patterns, task_id FROM tasks")

@@ -25,11 +25,12 @@ from rows import skills_frame
 from assets.partitions import DOMAIN_PARTITIONS_NAME
 from assets.tasks import task_authoring
 from resources.lake import LakeResource
+from resources.llm import LlmResource
 from skill2env.lake.lake import Lake, TableWrite
 from skill2env.patterns.tables import PATTERN_SELECTIONS_SCHEMA
 from skill2env.tasks.harbor import task_digest
 
-AUTHOR = "model_author_script:scripted_model_author"
+AUTHOR = "model"
 
 
 @pytest.fixture
@@ -59,7 +60,7 @@ def _materialize(home: Path, skills_root: Path) -> None:
         [task_authoring],
         instance=instance,
         partition_key=DOMAIN,
-        resources={"lake": LakeResource(home=str(home))},
+        resources={"lake": LakeResource(home=str(home)), "llm": LlmResource(home=str(home))},
         run_config={"ops": {"task_authoring": {"config": {"author": AUTHOR, "skills_root": str(skills_root)}}}},
     )
     assert result.success

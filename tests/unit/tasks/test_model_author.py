@@ -27,11 +27,14 @@ from model_author_script import (
     selection_rows,
 )
 
+from skill2env.home import Home
 from skill2env.kits.authoring import OfflineAuthor
 from skill2env.lake.lake import Lake
 from skill2env.llm.cache import CacheMode
+from skill2env.llm.config import LlmSettings
+from skill2env.llm.errors import ModelNotConfigured
 from skill2env.llm.ledger import Ledger
-from skill2env.pipeline.authors import offline_or_model_author
+from skill2env.pipeline.authors import choose_author
 from skill2env.rubric.checks import run_check
 from skill2env.rubric.models import Method, Rubric
 from skill2env.tasks.build import Authored, author_tasks
@@ -344,7 +347,7 @@ def test_the_ledger_goes_to_the_lake_after_every_skill(
     server: ScriptedServer, make_client: ClientFactory, lake: Lake, tmp_path: Path
 ) -> None:
     server.script(json_answer(blueprint_answer()), json_answer(build_answer()))
-    author = ModelAuthor(make_client(cache=CacheMode.off), runner=SubprocessRunner(), lake=lake)
+    author = ModelAuthor(make_client(cache=CacheMode.off), runner=SubprocessRunner(), log=lake)
     assert _record(author, tmp_path).status == TaskStatus.built
 
     rows = lake.query("SELECT role, operation, status FROM llm_calls ORDER BY called_at").rows()
@@ -358,13 +361,18 @@ def test_skill2env_run_takes_the_model_author_when_the_author_role_is_configured
     monkeypatch.setenv("SKILL2ENV_HOME", str(tmp_path / "home"))
     for name in ("SKILL2ENV_LLM_BASE_URL", "SKILL2ENV_LLM_MODEL", "SKILL2ENV_LLM_AUTHOR_MODEL"):
         monkeypatch.delenv(name, raising=False)
-    assert isinstance(offline_or_model_author(), OfflineAuthor)
+    home = Home.resolve(None)
+    lake = Lake(home.lake_path)
+    assert isinstance(choose_author("auto", LlmSettings.load(home), log=lake), OfflineAuthor)
+    assert choose_author("none", LlmSettings.load(home)) is None
+    with pytest.raises(ModelNotConfigured, match="author role"):
+        choose_author("model", LlmSettings.load(home))
 
     monkeypatch.setenv("SKILL2ENV_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("SKILL2ENV_LLM_AUTHOR_MODEL", "author-model")
-    author = offline_or_model_author()
+    author = choose_author("auto", LlmSettings.load(home), log=lake)
     assert isinstance(author, ModelAuthor) and author.name == "model:author-model"
-    assert author.lake is not None and author.lake.path == tmp_path / "home" / "lake.duckdb"
+    assert author.log is lake
 
 
 # --- the real sandbox ----------------------------------------------------------------------------

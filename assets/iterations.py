@@ -20,7 +20,7 @@ from assets.partitions import domain_partitions
 from assets.progress import each_partition, progress_logger
 from resources.lake import LakeResource
 from resources.llm import LlmResource
-from skill2env.agent.markers import AttemptLog
+from skill2env.agent.markers import AttemptLog, close_attempts
 from skill2env.agent.rollout import RolloutRunner
 from skill2env.exports.plots import (
     METADATA_DPI,
@@ -34,11 +34,12 @@ from skill2env.exports.sft import COMPOWORLD_SOURCE, sft_export_frame, write_sft
 from skill2env.formatting import markdown_table
 from skill2env.home import DEFAULT_ITERATIONS, Home, default_skills_root
 from skill2env.lake.lake import Lake
+from skill2env.lake.sqlfiles import load_sql
 from skill2env.llm.errors import ModelNotConfigured
 from skill2env.pipeline.hardening import adaptive_threshold, harden_stage, session_hardeners
 from skill2env.pipeline.policies import pipeline_policy, session_judge, session_red_team
 from skill2env.pipeline.settings import resolve_backend
-from skill2env.pipeline.stages import RolloutStage, rollout_stage, stage_summary, validate_stage
+from skill2env.pipeline.stages import RolloutStage, reused_gates, rollout_stage, stage_summary, validate_stage
 from skill2env.pipeline.verification import verify_failures_stage
 from skill2env.thresholds import SFT_MIN_REWARD
 from skill2env.validation.verifier_agent import model_verifier
@@ -82,6 +83,11 @@ def _stage_asset(iteration: int) -> dict[str, Any]:
     }
 
 
+def _stage_rows(store: Lake, query: str, domain: str, iteration: int) -> pl.DataFrame:
+    """What a stage reads for one domain at one iteration: `sql/queries/<query>.sql`."""
+    return store.query(load_sql(f"queries/{query}"), {"domain": domain, "iteration": iteration})
+
+
 def _upstream_tasks(iteration: int) -> dg.AssetKey:
     return dg.AssetKey("tasks") if iteration == 0 else stage_key(iteration - 1, "hardening")
 
@@ -104,21 +110,14 @@ def validations_asset(iteration: int) -> dg.AssetsDefinition:
         with llm.session(context, store) as models:
             judge = session_judge(models)
             red_team = session_red_team(models, home, backend)
-            stages = [
-                validate_stage(
-                    store,
-                    home,
-                    domain,
-                    iteration,
-                    backend=backend,
-                    run_id=context.run.run_id,
-                    code_version=CODE_VERSION,
-                    judge=judge,
-                    red_team=red_team,
-                    progress=report,
-                )
-                for domain in each_partition(context)
-            ]
+            stages = []
+            for domain in each_partition(context):
+                rows = _stage_rows(store, "stage_tasks", domain, iteration).to_dicts()
+                adopted = _stage_rows(store, "hardened_child_gates", domain, iteration).iter_rows()
+                stage = validate_stage(rows, reused_gates(adopted, iteration, backend), home, domain, iteration,
+                                       backend=backend, judge=judge, red_team=red_team, progress=report)  # fmt: skip
+                store.write(stage.writes, run_id=context.run.run_id, code_version=CODE_VERSION)
+                stages.append(stage)
         failing: dict[str, int] = {}
         for stage in stages:
             for gate, count in stage.failing.items():
@@ -186,20 +185,15 @@ def rollouts_asset(iteration: int) -> dg.AssetsDefinition:
                 progress=progress_logger(context, "rollout attempts finished"),
             )
             judge = session_judge(models)
-            stages = [
-                rollout_stage(
-                    store,
-                    home,
-                    domain,
-                    iteration,
-                    runner,
-                    attempts=config.attempts,
-                    run_id=context.run.run_id,
-                    code_version=CODE_VERSION,
-                    judge=judge,
-                )
-                for domain in each_partition(context)
-            ]
+            stages = []
+            for domain in each_partition(context):
+                rows = _stage_rows(store, "stage_accepted_tasks", domain, iteration).to_dicts()
+                opened = store.query(load_sql("queries/open_rollout_attempts_of_domain"), {"domain": domain})
+                stage = rollout_stage(rows, opened, home, domain, iteration, runner, attempts=config.attempts,
+                                      judge=judge)  # fmt: skip
+                store.write(stage.writes, run_id=context.run.run_id, code_version=CODE_VERSION)
+                close_attempts(store, stage.recovered)
+                stages.append(stage)
         summary = stage_summary(stages)
         yield dg.MaterializeResult(
             asset_key=stage_key(iteration, "rollouts"),

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import polars as pl
 
+from skill2env.agent.markers import close_attempts
+from skill2env.agent.partition import DomainRollouts, roll_out, task_refs
+from skill2env.agent.rollout import RolloutRunner
 from skill2env.home import Home
 from skill2env.lake.lake import Lake, TableWrite
+from skill2env.lake.sqlfiles import load_sql
 from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.records import PIPELINE_SOURCE, rubric_column
 from skill2env.tasks.store import TaskStore
@@ -43,3 +47,20 @@ def register_tasks(lake: Lake, home: Home, *tasks: TaskDir, domain: str = DOMAIN
     frame = pl.DataFrame(rows, schema=TASKS_SCHEMA)
     lake.write([TableWrite("tasks", frame, partition_key=domain)], run_id="tasks-run", code_version="test")
     return [str(row["task_id"]) for row in rows]
+
+
+def open_attempts(lake: Lake, domain: str = DOMAIN) -> pl.DataFrame:
+    """The domain's attempts that started and never finished, as the rollout assets read them."""
+    return lake.query(load_sql("queries/open_rollout_attempts_of_domain"), {"domain": domain})
+
+
+def roll_out_domain(lake: Lake, home: Home, domain: str, runner: RolloutRunner, *, attempts: int, run_id: str,
+                    code_version: str) -> DomainRollouts:  # fmt: skip
+    """Every task the `tasks` view lists for `domain`, rolled out and written as an asset does: read,
+    `roll_out`, one write, then the recovered attempts closed."""
+    rows = lake.query(load_sql("queries/rollout_tasks_of_domain"), {"domain": domain}).to_dicts()
+    outcome = roll_out(open_attempts(lake, domain), home, domain, task_refs(rows, home, domain), runner,
+                       attempts=attempts, partition=domain)  # fmt: skip
+    lake.write(outcome.writes, run_id=run_id, code_version=code_version)
+    close_attempts(lake, outcome.recovered)
+    return outcome

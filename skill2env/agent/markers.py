@@ -21,23 +21,23 @@ import polars as pl
 from skill2env.agent.files import TrajectoryFiles
 from skill2env.agent.tables import attempt_event_frame
 from skill2env.agent.trajectory import Trajectory, utc_now
-from skill2env.lake.lake import Lake
-from skill2env.lake.sqlfiles import load_sql
+from skill2env.lake.logs import AppendLog
 from skill2env.sandbox.base import owner_is_alive, owner_token
 
 ATTEMPTS_TABLE = "rollout_attempts"
 
 
 class AttemptLog:
-    """Appends attempt markers to the lake; each call returns once its marker is committed.
+    """Appends attempt markers to `rollout_attempts` (any `AppendLog`: the lake); each call returns once its
+    marker is committed.
 
     Concurrent calls share transactions (group commit): the first caller writes every marker
     waiting, then the ones that arrived meanwhile, until none is left, so sixteen attempts
     starting at once cost two lake transactions, not sixteen in a row. Thread-safe.
     """
 
-    def __init__(self, lake: Lake) -> None:
-        self.lake = lake
+    def __init__(self, log: AppendLog) -> None:
+        self.log = log
         self.owner = owner_token()
         self._pending: list[tuple[pl.DataFrame, Future[None]]] = []
         self._lock = threading.Lock()
@@ -67,7 +67,7 @@ class AttemptLog:
                     self._writing = False
                     return
             try:
-                self.lake.append(ATTEMPTS_TABLE, pl.concat([frame for frame, _ in batch]))
+                self.log.append(ATTEMPTS_TABLE, pl.concat([frame for frame, _ in batch]))
             except BaseException as exc:
                 for _, done in batch:
                     done.set_exception(exc)
@@ -76,11 +76,11 @@ class AttemptLog:
                     done.set_result(None)
 
 
-def interrupted_attempts(lake: Lake, files: TrajectoryFiles | None, domain: str) -> list[Trajectory]:
-    """The attempts of `domain` that started and never finished, and whose process is gone, as
-    `infra_error` trajectories (with the steps their partial file kept). Attempts of live
-    processes (another run now) are left alone."""
-    opened = lake.query(load_sql("queries/open_rollout_attempts_of_domain"), {"domain": domain})
+def interrupted_attempts(opened: pl.DataFrame, files: TrajectoryFiles | None) -> list[Trajectory]:
+    """The attempts of `opened` (a domain's attempts that started and never finished: the rows of
+    `queries/open_rollout_attempts_of_domain`) whose process is gone, as `infra_error` trajectories
+    (with the steps their partial file kept). Attempts of live processes (another run now) are left
+    alone."""
     recovered = []
     for row in opened.iter_rows(named=True):
         if owner_is_alive(row["owner"]):
@@ -100,11 +100,11 @@ def interrupted_attempts(lake: Lake, files: TrajectoryFiles | None, domain: str)
     return recovered
 
 
-def close_attempts(lake: Lake, trajectories: Sequence[Trajectory]) -> None:
+def close_attempts(log: AppendLog, trajectories: Sequence[Trajectory]) -> None:
     """Record `finished` for recovered attempts (after their rows reached the rollouts table)."""
-    log = AttemptLog(lake)
+    markers = AttemptLog(log)
     for trajectory in trajectories:
-        log.finished(trajectory)
+        markers.finished(trajectory)
 
 
 def _from_marker(row: dict[str, object]) -> Trajectory:

@@ -1,26 +1,26 @@
-"""Validation and rollout stages of one iteration for one domain: read the lake, run, write once.
+"""Validation and rollout stages of one iteration for one domain: the rows their asset read in,
+the writes their asset makes out (plus a summary).
 
-Every stage writes its tables under the partition `<domain>@i<iteration>`, so the stages of
-iteration k+1 add to what iteration k wrote instead of replacing it (the views show the newest
-write of each partition).
+Every stage's writes go under the partition `<domain>@i<iteration>`, so the stages of iteration
+k+1 add to what iteration k wrote instead of replacing it (the views show the newest write of each
+partition).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
-from skill2env.agent.partition import roll_out
-from skill2env.agent.rollout import RolloutRunner, TaskRef
+from skill2env.agent.partition import roll_out, task_refs
+from skill2env.agent.rollout import RolloutRunner
 from skill2env.agent.trajectory import Trajectory
 from skill2env.exports.sft import Candidate, sft_frame
 from skill2env.home import Home
-from skill2env.lake.lake import Lake, TableWrite
-from skill2env.lake.sqlfiles import load_sql
+from skill2env.lake.lake import TableWrite
 from skill2env.rubric.evaluate import verify_workspace
 from skill2env.rubric.judge import Judge
 from skill2env.rubric.models import Rubric
@@ -29,7 +29,6 @@ from skill2env.rubric.tables import ScoredRollout, scores_frame
 from skill2env.sandbox.backends import BackendName, make_sandbox
 from skill2env.sandbox.base import SandboxLimits
 from skill2env.sandbox.task import TaskDir
-from skill2env.tasks.store import TaskStore
 from skill2env.validation.hack_probes.tables import HACK_PROBES_SCHEMA, hack_probes_frame
 from skill2env.validation.red_team import RedTeam
 from skill2env.validation.tables import VALIDATIONS_SCHEMA, validations_frame
@@ -49,38 +48,37 @@ class ValidationStage:
     accepted: int
     failing: dict[str, int] = field(default_factory=dict)
     """Gate → tasks that failed it."""
+    writes: list[TableWrite] = field(default_factory=list)
+    """`validations` and `hack_probes` for the partition."""
 
 
 def validate_stage(
-    lake: Lake,
+    rows: Sequence[Mapping[str, Any]],
+    reused: Mapping[str, ReusedGates],
     home: Home,
     domain: str,
     iteration: int,
     *,
     backend: BackendName,
-    run_id: str,
-    code_version: str,
     judge: Judge | None = None,
     red_team: RedTeam | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> ValidationStage:
-    """Run every gate for the domain's built tasks of `iteration`; write `validations`.
+    """Run every gate for the domain's built tasks of `iteration` (`rows`, from `queries/stage_tasks`);
+    the `validations` and `hack_probes` writes.
 
-    A task the hardening stage built and already ran every gate on (same backend) is not run
-    again: its rows are taken from `hardening_rounds.child_gates`, their evidence saying so."""
-    rows = lake.query(load_sql("queries/stage_tasks"), {"domain": domain, "iteration": iteration}).to_dicts()
-    reused = hardened_child_validations(lake, domain, iteration, backend)
+    A task the hardening stage built and already ran every gate on (same backend; `reused`, see
+    `reused_gates`) is not run again: its rows are the hardening stage's, their evidence saying so."""
     validations = validate_rows([r for r in rows if r["task_id"] not in reused], home.root, backend=backend,
                                 judge=judge, red_team=red_team, progress=progress)  # fmt: skip
     kept = [reused[r["task_id"]] for r in rows if r["task_id"] in reused]
     gate_rows = pl.DataFrame([row for gates in kept for row in gates.rows], schema=VALIDATIONS_SCHEMA)
     probe_rows = pl.DataFrame([row for gates in kept for row in gates.probes], schema=HACK_PROBES_SCHEMA)
     partition = stage_partition(domain, iteration)
-    lake.write([TableWrite("validations", pl.concat([validations_frame(validations, backend), gate_rows]),
-                           partition_key=partition),
-                TableWrite("hack_probes", pl.concat([hack_probes_frame(validations, backend), probe_rows]),
-                           partition_key=partition)],
-               run_id=run_id, code_version=code_version)  # fmt: skip
+    writes = [TableWrite("validations", pl.concat([validations_frame(validations, backend), gate_rows]),
+                         partition_key=partition),
+              TableWrite("hack_probes", pl.concat([hack_probes_frame(validations, backend), probe_rows]),
+                         partition_key=partition)]  # fmt: skip
     failing: dict[str, int] = {}
     for validation, _, _ in validations:
         for gate in validation.failing:
@@ -88,7 +86,7 @@ def validate_stage(
     accepted = sum(1 for validation, _, _ in validations if validation.accepted)
     carried_over = {row["task_id"] for gates in kept for row in gates.rows}
     return ValidationStage(domain, iteration, len(validations) + len(carried_over), accepted + len(carried_over),
-                           failing)  # fmt: skip
+                           failing, writes)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -99,15 +97,15 @@ class ReusedGates:
     probes: list[dict[str, Any]]
 
 
-def hardened_child_validations(lake: Lake, domain: str, iteration: int, backend: str) -> dict[str, ReusedGates]:
+def reused_gates(child_gates: Iterable[tuple[str, str]], iteration: int, backend: str) -> dict[str, ReusedGates]:
     """Task id → the gate rows the hardening stage wrote for it when it built it (accepted, on
-    `backend`, hack probes included), evidence marked as run then. A child whose record lacks the
-    probes (a lake from before the hack-probe gate) is validated again."""
+    `backend`, hack probes included), evidence marked as run then; `child_gates` are the (task id,
+    gates JSON) rows of `queries/hardened_child_gates`. A child whose record lacks the probes (a lake
+    from before the hack-probe gate) is validated again."""
     if iteration == 0:
         return {}
     found: dict[str, ReusedGates] = {}
-    for task_id, text in lake.query(load_sql("queries/hardened_child_gates"),
-                                    {"domain": domain, "iteration": iteration}).iter_rows():  # fmt: skip
+    for task_id, text in child_gates:
         gates = json.loads(text)
         rows, probes = gates.get("rows") or [], gates.get("probes")
         if not gates.get("accepted") or not rows or not probes or any(row.get("backend") != backend for row in rows):
@@ -127,27 +125,26 @@ class RolloutStage:
     scored: list[ScoredRollout]
     sft_examples: int
     sft_skipped: list[str]
+    writes: list[TableWrite] = field(default_factory=list)
+    """`rollouts`, `trajectory_steps`, `rollout_flags`, `rubric_scores` and `sft_examples`, for one transaction."""
 
 
 def rollout_stage(
-    lake: Lake,
+    rows: Sequence[Mapping[str, Any]],
+    opened: pl.DataFrame,
     home: Home,
     domain: str,
     iteration: int,
     runner: RolloutRunner,
     *,
     attempts: int,
-    run_id: str,
-    code_version: str,
     judge: Judge | None = None,
 ) -> RolloutStage:
-    """Roll out the domain's accepted tasks of `iteration` (k attempts each), verify every final
-    workspace in a fresh sandbox, and write `rollouts`, `trajectory_steps`, `rubric_scores` and
-    `sft_examples` in one transaction. Attempts a killed run left open are closed as `infra_error`."""
-    rows = lake.query(load_sql("queries/stage_accepted_tasks"), {"domain": domain, "iteration": iteration}).to_dicts()
-    store = TaskStore.of(home)
-    refs = [TaskRef(TaskDir(store.resolve(r["store_path"])), r["task_id"], domain, iteration, r["task_digest"])
-            for r in rows]  # fmt: skip
+    """Roll out the domain's accepted tasks of `iteration` (`rows`, from `queries/stage_accepted_tasks`;
+    k attempts each) and verify every final workspace in a fresh sandbox; the writes of `rollouts`,
+    `trajectory_steps`, `rubric_scores` and `sft_examples`. Attempts a killed run left open (`opened`,
+    see `roll_out`) are closed as `infra_error`: the caller marks them finished after its write."""
+    refs = task_refs([{**r, "iteration": iteration} for r in rows], home, domain)
     by_task = {row["task_id"]: row for row in rows}
     scored: list[ScoredRollout] = []
     sft_rows: list[int] = []
@@ -167,20 +164,10 @@ def rollout_stage(
         return [TableWrite("rubric_scores", scores_frame(scored), partition_key=partition),
                 TableWrite("sft_examples", sft, partition_key=partition)]  # fmt: skip
 
-    outcome = roll_out(
-        lake,
-        home,
-        domain,
-        refs,
-        runner,
-        attempts=attempts,
-        partition=stage_partition(domain, iteration),
-        run_id=run_id,
-        code_version=code_version,
-        more_writes=scores_and_sft,
-    )
+    outcome = roll_out(opened, home, domain, refs, runner, attempts=attempts,
+                       partition=stage_partition(domain, iteration), more_writes=scores_and_sft)  # fmt: skip
     return RolloutStage(domain, iteration, outcome.tasks, outcome.trajectories, outcome.recovered, scored,
-                        sum(sft_rows), sft_skipped)  # fmt: skip
+                        sum(sft_rows), sft_skipped, outcome.writes)  # fmt: skip
 
 
 def _verify(trajectory: Trajectory, row: Mapping[str, Any], home: Home, backend: BackendName,

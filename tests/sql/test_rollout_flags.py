@@ -11,6 +11,7 @@ import polars as pl
 from click.testing import CliRunner
 from export_lake import EXPORTED_SFT, build_export_lake
 from harbor_tasks import CSV_AGGREGATION, fixture_task
+from rollout_lake import open_attempts
 
 from skill2env.agent.flags import ROLLOUT_FLAGS_SCHEMA, flags_frame
 from skill2env.agent.partition import roll_out
@@ -127,8 +128,9 @@ def test_roll_out_writes_the_flags_in_the_same_write_as_the_rollouts(lake: Lake,
     ref = TaskRef(fixture_task(CSV_AGGREGATION), "csv-aggregation-i0", "data-analysis", 0)
     runner = _ScriptedRunner(["python3 solve.py", "rm -f sales.csv && echo '{\"total\": 1}' > output/summary.json"])
 
-    roll_out(lake, home, "data-analysis", [ref], runner, attempts=2, partition="data-analysis@i0",  # type: ignore[arg-type]
-             run_id="run", code_version="test")  # fmt: skip
+    outcome = roll_out(open_attempts(lake), home, "data-analysis", [ref], runner, attempts=2,  # type: ignore[arg-type]
+                       partition="data-analysis@i0")  # fmt: skip
+    lake.write(outcome.writes, run_id="run", code_version="test")
 
     assert lake.query("SELECT rollout_id, step_id, rule FROM rollout_flags").rows() == [
         ("csv-aggregation-i0-a2", 2, "input_sabotage")  # sales.csv is an input of the task

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from skill2env.agent.actors import SolverPolicy
 from skill2env.agent.markers import AttemptLog
-from skill2env.agent.partition import roll_out_domain
 from skill2env.agent.rollout import RolloutRunner
 from skill2env.home import Home
 from skill2env.lake.lake import Lake
@@ -19,6 +18,9 @@ from skill2env.llm.cache import CacheMode, ResponseCache
 from skill2env.llm.client import ModelClient
 from skill2env.llm.config import RoleConfig
 from skill2env.sandbox.backends import BackendName
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the tests' shared modules, as pytest has them
+from rollout_lake import roll_out_domain
 
 
 def main(home_dir: str, base_url: str, backend: str, domain: str) -> None:

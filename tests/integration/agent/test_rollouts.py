@@ -16,11 +16,10 @@ import pytest
 from atif import atif_problems
 from harbor_tasks import CSV_AGGREGATION, fixture_task, require_backend, tree
 from llm_server import ScriptedServer, tool_calls
-from rollout_lake import DOMAIN, register_tasks
+from rollout_lake import DOMAIN, register_tasks, roll_out_domain
 
 from skill2env.agent.actors import SolverPolicy, policy_from_name
 from skill2env.agent.markers import AttemptLog
-from skill2env.agent.partition import roll_out_domain
 from skill2env.agent.rollout import RolloutRunner, TaskRef, attempt_specs
 from skill2env.home import Home
 from skill2env.lake.lake import Lake

@@ -13,12 +13,11 @@ from harbor_tasks import CSV_AGGREGATION, fixture_task
 from llm_fixtures import ClientFactory
 from llm_server import ScriptedServer, slow, tool_calls
 from local_sandbox import LocalSandbox
-from rollout_lake import register_tasks
+from rollout_lake import open_attempts, register_tasks, roll_out_domain
 
 from skill2env.agent.actors import ScriptPolicy, SolverPolicy, policy_from_name
 from skill2env.agent.files import TrajectoryFiles
 from skill2env.agent.markers import AttemptLog, close_attempts, interrupted_attempts
-from skill2env.agent.partition import roll_out_domain
 from skill2env.agent.rollout import AttemptSpec, RolloutRunner, TaskRef, attempt_specs, sandbox_slots
 from skill2env.agent.tables import attempt_event_frame
 from skill2env.agent.trajectory import Trajectory
@@ -175,7 +174,7 @@ def test_interrupted_attempts_are_recovered_as_infra_errors_with_their_steps(lak
     for trajectory, owner in ((dead, "another-boot:4242:1"), (alive, owner_token()), (other, "another-boot:1:1")):
         lake.append("rollout_attempts", attempt_event_frame("started", trajectory, owner))
 
-    (recovered,) = interrupted_attempts(lake, files, "data-analysis")
+    (recovered,) = interrupted_attempts(open_attempts(lake), files)
 
     assert (recovered.rollout_id, recovered.status, recovered.run_id) == ("dead", "infra_error", "killed-run")
     assert recovered.error is not None and recovered.error.startswith("interrupted: the process running the attempt")
@@ -183,13 +182,13 @@ def test_interrupted_attempts_are_recovered_as_infra_errors_with_their_steps(lak
     assert files.atif_path("dead").is_file() and files.read_partial("dead") is None
     close_attempts(lake, [recovered])
     assert sorted(lake.query("SELECT rollout_id FROM open_rollout_attempts").to_series()) == ["alive", "other"]
-    assert interrupted_attempts(lake, files, "data-analysis") == []
+    assert interrupted_attempts(open_attempts(lake), files) == []
 
 
 def test_a_recovered_attempt_without_a_partial_file_keeps_its_marker_facts(lake: Lake, tmp_path: Path) -> None:
     lake.append("rollout_attempts", attempt_event_frame("started", _started("gone"), "another-boot:9:9"))
 
-    (recovered,) = interrupted_attempts(lake, TrajectoryFiles(tmp_path), "data-analysis")
+    (recovered,) = interrupted_attempts(open_attempts(lake), TrajectoryFiles(tmp_path))
 
     assert (recovered.task_id, recovered.attempt, recovered.policy, recovered.steps) == ("csv-i0", 3, "oracle", [])
 

@@ -8,11 +8,10 @@ from pathlib import Path
 import duckdb
 from harbor_tasks import CSV_AGGREGATION, fixture_task
 from local_sandbox import LocalSandbox
-from rollout_lake import register_tasks
+from rollout_lake import register_tasks, roll_out_domain
 
 from skill2env.agent.actors import policy_from_name
 from skill2env.agent.markers import AttemptLog
-from skill2env.agent.partition import roll_out_domain
 from skill2env.agent.rollout import RolloutRunner
 from skill2env.agent.tables import rollouts_frame
 from skill2env.home import Home

@@ -88,6 +88,13 @@ def _stage_rows(store: Lake, query: str, domain: str, iteration: int) -> pl.Data
     return store.query(load_sql(f"queries/{query}"), {"domain": domain, "iteration": iteration})
 
 
+def _read_stage(store: Lake, domain: str, iteration: int, *queries: str) -> list[list[dict[str, Any]]]:
+    """The rows of several `sql/queries` for one domain at one iteration, read from one snapshot."""
+    with store.reading() as reader:
+        return [reader.query(load_sql(f"queries/{query}"), {"domain": domain, "iteration": iteration}).to_dicts()
+                for query in queries]  # fmt: skip
+
+
 def _upstream_tasks(iteration: int) -> dg.AssetKey:
     return dg.AssetKey("tasks") if iteration == 0 else stage_key(iteration - 1, "hardening")
 
@@ -289,18 +296,13 @@ def verification_asset(iteration: int) -> dg.AssetsDefinition:
         store, home = lake.lake(), Home.resolve(lake.home or None)
         with llm.session(context, store) as models:
             verifier = model_verifier(models)
-            stages = [
-                verify_failures_stage(
-                    store,
-                    home,
-                    domain,
-                    iteration,
-                    run_id=context.run.run_id,
-                    code_version=CODE_VERSION,
-                    verifier=verifier,
-                )
-                for domain in each_partition(context)
-            ]
+            stages = []
+            for domain in each_partition(context):
+                failed, tasks = _read_stage(store, domain, iteration, "failed_items_of_domain",
+                                            "verification_inputs_of_domain")  # fmt: skip
+                stage = verify_failures_stage(failed, tasks, home, domain, iteration, verifier=verifier)
+                store.write(stage.writes, run_id=context.run.run_id, code_version=CODE_VERSION)
+                stages.append(stage)
         defects = store.query("SELECT * FROM task_defects WHERE iteration = $k", {"k": iteration})
         return dg.MaterializeResult(
             metadata={

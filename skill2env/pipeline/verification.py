@@ -1,10 +1,11 @@
 """The verification stage after the rollouts of iteration k: why each failed rubric item failed.
 
-Reads the iteration's failed items (`rubric_scores`), each task's oracle gate per-item q
-(`validations`), its rubric and directory (`tasks`) and its blueprint (`blueprints`, by digest);
-classifies every failure with the rules and, when a verifier is given, its model; writes
-`failure_classifications` under the partition `<domain>@i<k>` (always, so a re-run replaces what
-an earlier one wrote). The `task_defects` view lists the tasks with construction defects.
+Takes the iteration's failed items (`rubric_scores`, through `queries/failed_items_of_domain`) and,
+per task (`queries/verification_inputs_of_domain`), its oracle gate per-item q (`validations`), its
+rubric and directory (`tasks`) and its blueprint (`blueprints`, by digest); classifies every failure
+with the rules and, when a verifier is given, its model; returns the `failure_classifications` write
+for the partition `<domain>@i<k>` (always, so a re-run replaces what an earlier one wrote). The
+`task_defects` view lists the tasks with construction defects.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from typing import Any
 import polars as pl
 
 from skill2env.home import Home
-from skill2env.lake.lake import Lake, TableWrite
-from skill2env.lake.sqlfiles import load_sql
+from skill2env.lake.lake import TableWrite
 from skill2env.pipeline.stages import stage_partition
 from skill2env.rubric.models import Method, Rubric
 from skill2env.rubric.results import ItemResult, ItemStatus
@@ -52,6 +52,7 @@ class VerificationStage:
     classifications: list[Classification] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
     """Task id → why its failures could not be classified (no rubric recorded)."""
+    writes: list[TableWrite] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -64,21 +65,16 @@ class VerificationStage:
 
 
 def verify_failures_stage(
-    lake: Lake,
+    failed: Sequence[Mapping[str, Any]],
+    tasks: Sequence[Mapping[str, Any]],
     home: Home,
     domain: str,
     iteration: int,
     *,
-    run_id: str,
-    code_version: str,
     verifier: FailureVerifier | None = None,
 ) -> VerificationStage:
-    """Classify every failed item of the domain's scored rollouts of `iteration`; write
-    `failure_classifications` (partition `<domain>@i<iteration>`)."""
-    params = {"domain": domain, "iteration": iteration}
-    with lake.reading() as reader:
-        failed = reader.query(load_sql("queries/failed_items_of_domain"), params).to_dicts()
-        tasks = reader.query(load_sql("queries/verification_inputs_of_domain"), params).to_dicts()
+    """Classify every failed item (`failed`) of the domain's scored rollouts of `iteration` (`tasks`: the
+    tasks rolled out); the `failure_classifications` write (partition `<domain>@i<iteration>`)."""
     failures: dict[str, dict[str, list[ItemResult]]] = {}
     for row in failed:
         failures.setdefault(row["task_id"], {}).setdefault(row["rollout_id"], []).append(item_result(row))
@@ -99,9 +95,8 @@ def verify_failures_stage(
             found = verifier.review(blueprint, rubric, failures.get(task_id, {}), found, task_dir)
         classifications += found
     frame = failure_classifications_frame(classifications, domain, iteration)
-    lake.write([TableWrite(TABLE, frame, partition_key=stage_partition(domain, iteration))],
-               run_id=run_id, code_version=code_version)  # fmt: skip
-    return VerificationStage(domain, iteration, len(tasks), classifications, skipped)
+    writes = [TableWrite(TABLE, frame, partition_key=stage_partition(domain, iteration))]
+    return VerificationStage(domain, iteration, len(tasks), classifications, skipped, writes)
 
 
 def item_result(row: Mapping[str, Any]) -> ItemResult:

@@ -11,8 +11,9 @@ from task_samples import AUTHOR, INSTRUCTION, billing_blueprint, billing_workspa
 
 from skill2env.home import Home
 from skill2env.lake.lake import Lake, TableWrite
+from skill2env.lake.sqlfiles import load_sql
 from skill2env.pipeline.stages import stage_partition
-from skill2env.pipeline.verification import failure_classifications_frame, verify_failures_stage
+from skill2env.pipeline.verification import VerificationStage, failure_classifications_frame, verify_failures_stage
 from skill2env.rubric.models import Rubric
 from skill2env.rubric.results import ItemResult, VerificationResult
 from skill2env.rubric.tables import ScoredRollout, scores_frame
@@ -21,7 +22,7 @@ from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import TASKS_SCHEMA, blueprints_frame
 from skill2env.validation.gates import Gate, GateOutcome, GateStatus, Validation
 from skill2env.validation.tables import validations_frame
-from skill2env.validation.verifier_agent import Classification, FailureClass
+from skill2env.validation.verifier_agent import Classification, FailureClass, FailureVerifier
 
 DOMAIN = "office-documents"
 
@@ -35,6 +36,16 @@ def write(lake: Lake, iteration: int, cases: list[Classification], run: str, dom
     frame = failure_classifications_frame(cases, domain, iteration)
     lake.write([TableWrite("failure_classifications", frame, stage_partition(domain, iteration))], run_id=run,
                code_version="t")  # fmt: skip
+
+
+def _classify(lake: Lake, home: Home, run_id: str, verifier: FailureVerifier | None = None) -> VerificationStage:
+    """The failure-classification stage of iteration 0 as its asset runs it: read, classify, write."""
+    bound = {"domain": DOMAIN, "iteration": 0}
+    failed = lake.query(load_sql("queries/failed_items_of_domain"), bound).to_dicts()
+    tasks = lake.query(load_sql("queries/verification_inputs_of_domain"), bound).to_dicts()
+    stage = verify_failures_stage(failed, tasks, home, DOMAIN, 0, verifier=verifier)
+    lake.write(stage.writes, run_id=run_id, code_version="t")
+    return stage
 
 
 def test_task_defects_has_one_row_per_task_with_a_construction_defect(lake: Lake) -> None:
@@ -138,7 +149,7 @@ def test_the_stage_classifies_the_iterations_failures_and_flags_defective_tasks(
                    stage_partition(DOMAIN, 0)),
     ], run_id="setup", code_version="t")  # fmt: skip
 
-    stage = verify_failures_stage(lake, home, DOMAIN, 0, run_id="verify-1", code_version="t")
+    stage = _classify(lake, home, "verify-1")
 
     assert (stage.tasks, stage.skipped, stage.defective_tasks) == (2, {}, ["broken-i0", "fair-i0"])
     assert stage.counts == {"evaluator_defect": 1, "agent_failure": 1, "missing_material": 1}
@@ -157,7 +168,7 @@ def test_the_stage_classifies_the_iterations_failures_and_flags_defective_tasks(
     assert defects.rows() == [("broken-i0", 0, 1, ["summary_totals"]), ("fair-i0", 1, 0, ["detail_lines"])]
 
     verifier = Confirming()
-    again = verify_failures_stage(lake, home, DOMAIN, 0, run_id="verify-2", code_version="t", verifier=verifier)
+    again = _classify(lake, home, "verify-2", verifier)
 
     assert sorted(verifier.tasks) == [1, 2] and len(again.classifications) == 3
     assert lake.query("SELECT DISTINCT decided_by, run_id FROM failure_classifications").rows() == [
@@ -168,7 +179,7 @@ def test_the_stage_classifies_the_iterations_failures_and_flags_defective_tasks(
 def test_the_stage_writes_an_empty_partition_when_nothing_failed(lake: Lake, tmp_path: Path) -> None:
     write(lake, 0, [case("r1", "a-i0", "totals", FailureClass.evaluator_defect)], "old")
 
-    stage = verify_failures_stage(lake, Home(tmp_path / "home"), DOMAIN, 0, run_id="new", code_version="t")
+    stage = _classify(lake, Home(tmp_path / "home"), "new")
 
     assert (stage.tasks, stage.classifications) == (0, [])
     assert lake.query("SELECT count(*) FROM task_defects").item() == 0

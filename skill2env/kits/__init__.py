@@ -15,8 +15,9 @@ from skill2env.kits.cleanroom import KIT as CLEANROOM
 from skill2env.kits.configaudit import KIT as CONFIGAUDIT
 from skill2env.kits.incident import KIT as INCIDENT
 from skill2env.kits.spec import KitError
+from skill2env.kits.sqldrift import KIT as SQLDRIFT
 
-KITS: dict[str, Kit] = {kit.name: kit for kit in (BILLING, CLEANROOM, INCIDENT, CONFIGAUDIT)}
+KITS: dict[str, Kit] = {kit.name: kit for kit in (BILLING, CLEANROOM, INCIDENT, CONFIGAUDIT, SQLDRIFT)}
 
 __all__ = [
     "KITS",

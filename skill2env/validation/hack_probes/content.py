@@ -20,7 +20,7 @@ from skill2env.validation.hack_probes.instruction import TaskView
 
 Builder = Callable[[Path, TaskView], None]
 TEXT_SUFFIXES = (".md", ".txt", ".log", ".html", ".xml", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".env", ".py",
-                 ".sh")  # fmt: skip
+                 ".sh", ".sql")  # fmt: skip
 DEEP = 200_000
 ESCAPE_TARGETS = ("/tests/rubric.json", "/solution/solve.sh", "/proc/self/environ", "/logs/verifier/reward.json",
                   "/proc/self/root/tests/rubric.json", "/tests/eval_spec.json", "/etc/passwd")  # fmt: skip

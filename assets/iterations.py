@@ -36,7 +36,7 @@ from skill2env.home import DEFAULT_ITERATIONS, Home, default_skills_root
 from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.llm.errors import ModelNotConfigured
-from skill2env.pipeline.hardening import adaptive_threshold, harden_stage, session_hardeners
+from skill2env.pipeline.hardening import HardeningInputs, adaptive_threshold, harden_stage, session_hardeners
 from skill2env.pipeline.policies import pipeline_policy, session_judge, session_red_team
 from skill2env.pipeline.settings import resolve_backend
 from skill2env.pipeline.stages import RolloutStage, reused_gates, rollout_stage, stage_summary, validate_stage
@@ -93,6 +93,20 @@ def _read_stage(store: Lake, domain: str, iteration: int, *queries: str) -> list
     with store.reading() as reader:
         return [reader.query(load_sql(f"queries/{query}"), {"domain": domain, "iteration": iteration}).to_dicts()
                 for query in queries]  # fmt: skip
+
+
+def _hardening_inputs(store: Lake, domain: str, iteration: int) -> HardeningInputs:
+    """What the hardening stage of one domain at one iteration reads, from one snapshot."""
+    bound = {"domain": domain, "iteration": iteration}
+    with store.reading() as reader:
+        return HardeningInputs(
+            tasks=reader.query(load_sql("queries/hardening_inputs"), bound).to_dicts(),
+            families=dict(reader.query("SELECT task_id, family FROM task_families").iter_rows()),
+            additions=reader.query("SELECT * FROM pattern_additions"),
+            item_results=reader.query(load_sql("queries/hardening_item_results"), bound).to_dicts(),
+            rewards=reader.query(load_sql("queries/hardening_rewards"), bound).to_dicts(),
+            steps=reader.query(load_sql("queries/hardening_steps"), bound).to_dicts(),
+        )
 
 
 def _upstream_tasks(iteration: int) -> dg.AssetKey:
@@ -336,30 +350,23 @@ def hardening_asset(iteration: int) -> dg.AssetsDefinition:
                 "SELECT DISTINCT policy FROM rollouts WHERE iteration = $k", {"k": iteration}
             ).to_series()
             trigger = "adaptive" if policies.len() and all(p.startswith("script:") for p in policies) else "threshold"
+        groups = store.query(load_sql("queries/group_rewards"), {"iteration": iteration}).to_dicts()
         thresholds = {
-            domain: adaptive_threshold(store, domain, iteration, config.percentile)
-            if trigger == "adaptive"
-            else config.threshold
+            domain: adaptive_threshold(groups, domain, config.percentile) if trigger == "adaptive" else config.threshold
             for domain in context.partition_keys
         }
         context.log.info(f"hardening trigger: {trigger}")
         with llm.session(context, store) as models:
             hardeners = session_hardeners(models, home, resolve_backend(config.backend))
-            stages = [
-                harden_stage(
-                    store,
-                    home,
-                    domain,
-                    iteration,
-                    skills_root=Path(config.skills_root),
-                    run_id=context.run.run_id,
-                    code_version=CODE_VERSION,
-                    threshold=thresholds[domain],
-                    inclusive=trigger == "adaptive",
-                    hardeners=hardeners,
-                )
-                for domain in each_partition(context)
-            ]
+            stages = []
+            for domain in each_partition(context):  # each domain reads the patterns the previous one grew
+                stage = harden_stage(_hardening_inputs(store, domain, iteration), home, domain, iteration,
+                                     skills_root=Path(config.skills_root), threshold=thresholds[domain],
+                                     inclusive=trigger == "adaptive", hardeners=hardeners)  # fmt: skip
+                for frame in stage.additions:
+                    store.append("pattern_additions", frame)
+                store.write(stage.writes, run_id=context.run.run_id, code_version=CODE_VERSION)
+                stages.append(stage)
         outcomes = {o: sum(s.count(o) for s in stages) for o in ("hardened", "kept", "rejected", "defective")}
         return dg.MaterializeResult(
             metadata={

@@ -25,14 +25,14 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
 import polars as pl
 
 from skill2env.home import Home
-from skill2env.lake.lake import Lake, Reader, TableWrite
-from skill2env.lake.sqlfiles import load_sql
+from skill2env.lake.lake import TableWrite
 from skill2env.llm.session import LlmSession
 from skill2env.patterns.growth import grow_pool
 from skill2env.patterns.library import current_pool
@@ -114,16 +114,19 @@ class HardeningStage:
     children: list[TaskRecord] = field(default_factory=list)
     blueprints: list[tuple[Blueprint, str]] = field(default_factory=list)
     additions: list[pl.DataFrame] = field(default_factory=list)
-    """`pattern_additions` rows of the patterns grown from this stage's diagnoses."""
+    """`pattern_additions` rows of the patterns grown from this stage's diagnoses (a log: appended first)."""
+    writes: list[TableWrite] = field(default_factory=list)
+    """`hardening_rounds` (partition of k) and the `tasks`, `task_files` and `blueprints` of iteration k+1."""
 
     def count(self, outcome: str) -> int:
         return sum(1 for r in self.rounds if r["outcome"] == outcome)
 
 
-def adaptive_threshold(lake: Lake, domain: str, iteration: int, percentile: float, *, min_tasks: int = 5) -> float:
-    """The `percentile` of the group mean rewards of the domain's tasks at `iteration` (of all
-    domains' when the domain has fewer than `min_tasks`): tasks at or above it count as easy."""
-    rewards = lake.query(load_sql("queries/group_rewards"), {"iteration": iteration}).to_dicts()
+def adaptive_threshold(rewards: Sequence[Mapping[str, Any]], domain: str, percentile: float, *,
+                       min_tasks: int = 5) -> float:  # fmt: skip
+    """The `percentile` of the group mean rewards of the domain's tasks (`rewards`: every domain's
+    groups at one iteration, `queries/group_rewards`; all domains' when the domain has fewer than
+    `min_tasks`): tasks at or above it count as easy."""
     mine = [r["mean_reward"] for r in rewards if r["domain"] == domain]
     pool = mine if len(mine) >= min_tasks else [r["mean_reward"] for r in rewards]
     if not pool:
@@ -134,37 +137,59 @@ def adaptive_threshold(lake: Lake, domain: str, iteration: int, percentile: floa
     return ranked[low] + (ranked[high] - ranked[low]) * (position - low)
 
 
+@dataclass(frozen=True)
+class HardeningInputs:
+    """What the hardening stage of one domain at one iteration reads (see `queries/hardening_*`)."""
+
+    tasks: list[dict[str, Any]]
+    """`queries/hardening_inputs`: the accepted tasks with their blueprints and group results."""
+    families: dict[str, str]
+    """Task id → its family (`task_families`)."""
+    additions: pl.DataFrame
+    """Every `pattern_additions` row so far: the grown pool, and what was already offered."""
+    item_results: list[dict[str, Any]] = field(default_factory=list)
+    """`queries/hardening_item_results`."""
+    rewards: list[dict[str, Any]] = field(default_factory=list)
+    """`queries/hardening_rewards`."""
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    """`queries/hardening_steps`."""
+
+    def evidence(self, task_id: str) -> _GroupEvidence:
+        results, rewards, steps = (part.get(task_id, []) for part in self._by_task)
+        return _GroupEvidence(results, rewards, steps)
+
+    @cached_property
+    def _by_task(self) -> tuple[dict[str, list[dict[str, Any]]], ...]:
+        grouped: tuple[dict[str, list[dict[str, Any]]], ...] = ({}, {}, {})
+        for rows, by_task in zip((self.item_results, self.rewards, self.steps), grouped, strict=True):
+            for row in rows:
+                by_task.setdefault(row["task_id"], []).append(row)
+        return grouped
+
+
 def harden_stage(
-    lake: Lake,
+    inputs: HardeningInputs,
     home: Home,
     domain: str,
     iteration: int,
     *,
     skills_root: Path,
-    run_id: str,
-    code_version: str,
     threshold: float = HARDEN_ABOVE,
     inclusive: bool = False,
     hardeners: Hardeners | None = None,
 ) -> HardeningStage:
-    """Decide for every accepted task of `iteration`; log the patterns grown from the diagnoses,
-    then write `hardening_rounds` (partition of k) and the tasks and blueprints of iteration k+1
-    (partition of k+1) in one transaction."""
+    """Decide for every accepted task of `iteration` (`inputs`); returns the patterns grown from the
+    diagnoses (`additions`, for the caller to log first) and the writes of `hardening_rounds` (partition
+    of k) and of the tasks and blueprints of iteration k+1 (partition of k+1), for one transaction."""
     from skill2env.kits import KITS
 
     stage = HardeningStage(domain, iteration)
-    rows = lake.query(load_sql("queries/hardening_inputs"), {"domain": domain, "iteration": iteration}).to_dicts()
-    families = dict(lake.query("SELECT task_id, family FROM task_families").iter_rows())
-    additions = lake.query("SELECT * FROM pattern_additions")
-    decider = _Decider(stage, TaskStore.of(home), skills_root, KITS, hardeners or Hardeners(), current_pool(additions),
-                       threshold, inclusive, additions)  # fmt: skip
-    with lake.reading() as reader:
-        for row in rows:
-            evidence = _GroupEvidence.read(reader, row["task_id"])
-            stage.rounds.append(decider.decide(row, evidence, families.get(row["task_id"], row["task_id"])))
-    for frame in stage.additions:
-        lake.append("pattern_additions", frame)
-    writes = [
+    decider = _Decider(stage, TaskStore.of(home), skills_root, KITS, hardeners or Hardeners(),
+                       current_pool(inputs.additions), threshold, inclusive, inputs.additions)  # fmt: skip
+    for row in inputs.tasks:
+        evidence = inputs.evidence(row["task_id"])
+        stage.rounds.append(decider.decide(row, evidence, inputs.families.get(row["task_id"], row["task_id"])))
+    stage.writes = [
         TableWrite(
             "hardening_rounds",
             pl.DataFrame(stage.rounds, schema=HARDENING_ROUNDS_SCHEMA),
@@ -178,7 +203,6 @@ def harden_stage(
             "blueprints", blueprints_frame(stage.blueprints), partition_key=stage_partition(domain, iteration + 1)
         ),
     ]
-    lake.write(writes, run_id=run_id, code_version=code_version)
     return stage
 
 
@@ -189,17 +213,6 @@ class _GroupEvidence:
     results: list[dict[str, Any]]
     rewards: list[dict[str, Any]]
     steps: list[dict[str, Any]]
-
-    @classmethod
-    def read(cls, reader: Reader, task_id: str) -> _GroupEvidence:
-        params = {"task_id": task_id}
-        return cls(
-            reader.query(load_sql("queries/item_results_of_task"), params).to_dicts(),
-            reader.query("SELECT rollout_id, attempt, reward FROM rollout_rewards WHERE task_id = $task_id "
-                         "AND verification = 'scored' ORDER BY attempt", params).to_dicts(),
-            reader.query("SELECT rollout_id, step_id, tool_calls, observations FROM trajectory_steps "
-                         "WHERE task_id = $task_id ORDER BY rollout_id, step_id", params).to_dicts(),
-        )  # fmt: skip
 
     def empty(self) -> bool:
         """No scored attempt ran a command or wrote a file (it only looked, or finished at once): a

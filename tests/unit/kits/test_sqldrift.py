@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from kit_runs import materialize, oracle_and_partial, rollout, score
 
-from skill2env.kits import KITS
+from skill2env.kits import KITS, author_offline, kit_matches
 from skill2env.kits.base import FULL_CREDIT, haystack
 from skill2env.kits.sqldrift import QUERY, REPORT, rows_of
 from skill2env.kits.sqldrift.docs import DATABASE
 from skill2env.kits.sqldrift.patterns import COUNTRY
+from skill2env.patterns.traits import SkillProfile
 from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.checks import check_draft
 from skill2env.tasks.draft import TaskDraft
@@ -142,3 +143,31 @@ def test_the_verifier_holds_the_workspace_database_and_a_copy_with_other_orders(
         assert live.execute(orders).fetchall() != copies[1].execute(orders).fetchall()
         live.close()
     assert cases[0]["rows"] != cases[1]["rows"]
+
+
+def _skill(name: str, text: str, **fields: object) -> dict[str, object]:
+    row: dict[str, object] = {"skill_id": f"sk-{name}", "path": f"skills/{name}", "domain": "data", "name": name,
+                              "description": text, "skill_md_text": text, "languages": ["sql"], "programs": [],
+                              "cli_tools": [], "dependency_names": [], "extensions": [], "file_kinds": []}  # fmt: skip
+    return row | fields
+
+
+def test_a_database_skill_is_served_by_the_kit_and_others_keep_theirs() -> None:
+    database = _skill(
+        "sqlite-reporting",
+        "Inspect SQLite and PostgreSQL databases, write SQL queries and schema migrations, check migration drift.",
+        programs=["sqlite3", "psql"],
+        dependency_names=["sqlalchemy"],
+        extensions=["sql", "db"],
+    )
+    tables = _skill(
+        "csv-cleaner",
+        "Clean messy CSV and XLSX exports with pandas into a tidy spreadsheet table.",
+        dependency_names=["pandas", "openpyxl"],
+        extensions=["csv", "xlsx"],
+    )
+    assert kit_matches(SkillProfile.from_row(database), KITS)[0].kit == "sqldrift"
+    assert kit_matches(SkillProfile.from_row(tables), KITS)[0].kit == "cleanroom"
+    draft = author_offline(database, [])
+    assert isinstance(draft, TaskDraft) and draft.author == "offline:sqldrift"
+    assert "schema_drift_between_exports" in {c.pattern_id for c in draft.blueprint.challenges}

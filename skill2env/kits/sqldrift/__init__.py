@@ -124,9 +124,9 @@ operations did by hand. Report the net revenue by country for the reporting mont
    `{{"month": "<YYYY-MM>", "orders": <n>, "revenue_eur": <x>, "top_country": "<country>", "countries": <n>,
    "pending_migrations": ["<version>", ...], "untracked_columns": ["<table>.<column>", ...]}}` — the month's
    totals over all countries (as the query returns them), the country with the highest revenue, the number
-   of countries with revenue, the versions (the file name's number) of the migrations whose changes the live
-   schema does not hold, and the live columns that no migration declares (the `schema_migrations`
-   bookkeeping table aside).
+   of countries with revenue, the versions of the migrations whose changes the live schema does not hold
+   (a version is the digits that open the migration's file name, as a string), and the live columns that
+   no migration declares (the `schema_migrations` bookkeeping table aside).
 """
 
 

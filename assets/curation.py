@@ -8,12 +8,12 @@ from assets.partitions import domain_partitions
 from assets.progress import progress_logger
 from resources.lake import LakeResource
 from resources.llm import LlmResource
-from skill2env.curation.lake_source import LakeSkillSource
 from skill2env.curation.model_curator import model_curator
 from skill2env.curation.partition import curate_partitions
 from skill2env.exports.plots import METADATA_DPI, curation_funnel_png, markdown_image
 from skill2env.formatting import markdown_table
 from skill2env.lake.lake import TableWrite
+from skill2env.lake.skill_source import LakeSkillSource
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.parallel import default_workers
 

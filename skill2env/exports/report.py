@@ -26,7 +26,7 @@ from skill2env.exports.plots import (
 )
 from skill2env.exports.reference import PAPER_FULL_CREDIT_PCT, PAPER_MEAN_TURNS, PAPER_SOURCE
 from skill2env.formatting import markdown_table
-from skill2env.lake.lake import Lake
+from skill2env.lake.ports import Snapshot
 
 REPORT_FILE = "report.md"
 TABLE_ROWS = 200
@@ -49,7 +49,7 @@ class Report:
     plots: list[Path]
 
 
-def read_views(lake: Lake) -> dict[str, pl.DataFrame]:
+def read_views(lake: Snapshot) -> dict[str, pl.DataFrame]:
     """Every view the report shows, read on one connection."""
     with lake.reading() as reader:
         return {view: reader.query(query) for view, (_, query) in SECTIONS.items()}
@@ -114,7 +114,7 @@ def report_markdown(views: Mapping[str, pl.DataFrame], *, lake_path: Path, gener
     return "\n".join(lines) + "\n"
 
 
-def write_report(lake: Lake, out: Path) -> Report:
+def write_report(lake: Snapshot, out: Path) -> Report:
     """Read the report's views and write `report.md` and the PNG plots into `out`."""
     views = read_views(lake)
     out.mkdir(parents=True, exist_ok=True)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import polars as pl
 
-from skill2env.lake.lake import Lake
+from skill2env.lake.ports import Snapshot
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.tasks.export import Exported, by_task_version, export_tasks
 from skill2env.tasks.store import TaskStore
@@ -67,7 +67,7 @@ class RlExport:
         return self.pass_rates.get_column("task_id").n_unique() if self.pass_rates.height else 0
 
 
-def export_rl(lake: Lake, store: TaskStore, out: Path, *, policy: str | None = None) -> RlExport:
+def export_rl(lake: Snapshot, store: TaskStore, out: Path, *, policy: str | None = None) -> RlExport:
     """Export the accepted tasks not flagged as defective (by a hardening round or in `task_defects`, by id
     or by content) as Harbor tasks under `out/tasks/`, one folder per task version, and write their item
     pass rates (per task id) and their verified attempts

@@ -12,7 +12,7 @@ import polars as pl
 
 from skill2env.agent.trajectory import Trajectory
 from skill2env.exports.chat import ChatExample, ChatExampleError, chat_example
-from skill2env.lake.lake import Lake
+from skill2env.lake.ports import Snapshot
 from skill2env.lake.sqlfiles import load_sql
 
 SFT_EXAMPLES_SCHEMA = pl.Schema(
@@ -96,7 +96,7 @@ def sft_frame(candidates: Sequence[Candidate]) -> tuple[pl.DataFrame, list[str]]
     return pl.DataFrame(rows, schema=SFT_EXAMPLES_SCHEMA), skipped
 
 
-def sft_export_frame(lake: Lake, min_reward: float) -> pl.DataFrame:
+def sft_export_frame(lake: Snapshot, min_reward: float) -> pl.DataFrame:
     """The SFT set: the skills' examples (`queries/sft_candidates`), then CompoWorld's
     (`queries/compo_sft_candidates`), each with a reward above `min_reward`, in the lineage columns plus
     `messages` and `tools`.

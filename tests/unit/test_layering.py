@@ -1,0 +1,54 @@
+"""The layering the README's layout section describes, checked on the source: only the composition
+roots hold a `Lake`; the library never imports the Dagster, asset or resource layers."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "skill2env"
+COMPOSITION_ROOTS = {"definitions.py", "cli.py", "exports/cli.py", "tasks/cli.py"}
+"""The Dagster definitions and the command line: they open the lake and hand stages its rows."""
+LAKE_PACKAGE = "lake/"
+
+
+def _modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def _imports(path: Path) -> Iterator[tuple[str, str]]:
+    """(module, name) for every `from module import name` and (module, '') for every `import module`."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            yield from ((node.module, alias.name) for alias in node.names)
+        elif isinstance(node, ast.Import):
+            yield from ((alias.name, "") for alias in node.names)
+
+
+def _relative(path: Path) -> str:
+    return path.relative_to(PACKAGE).as_posix()
+
+
+def test_only_the_lake_package_and_the_composition_roots_import_lake() -> None:
+    holders = sorted(
+        _relative(path)
+        for path in _modules()
+        if any(module.startswith("skill2env.lake") and name == "Lake" for module, name in _imports(path))
+    )
+    outside = [m for m in holders if not m.startswith(LAKE_PACKAGE) and m not in COMPOSITION_ROOTS]
+    assert outside == [], f"library modules that import Lake (take rows or a lake port instead): {outside}"
+    assert "definitions.py" in holders  # the check sees imports at all
+
+
+@pytest.mark.parametrize("layer", ["dagster", "assets", "resources"])
+def test_the_library_never_imports_the_orchestration_layers(layer: str) -> None:
+    importers = sorted(
+        _relative(path)
+        for path in _modules()
+        if _relative(path) != "definitions.py"
+        and any(module == layer or module.startswith(layer + ".") for module, _ in _imports(path))
+    )
+    assert importers == []

@@ -21,7 +21,7 @@ import polars as pl
 from skill2env.agent.files import TrajectoryFiles
 from skill2env.agent.tables import attempt_event_frame
 from skill2env.agent.trajectory import Trajectory, utc_now
-from skill2env.lake.logs import AppendLog
+from skill2env.lake.ports import AppendLog
 from skill2env.sandbox.base import owner_is_alive, owner_token
 
 ATTEMPTS_TABLE = "rollout_attempts"

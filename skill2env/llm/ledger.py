@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from skill2env.lake.logs import AppendLog
+from skill2env.lake.ports import AppendLog
 
 LLM_CALLS_SCHEMA = pl.Schema(
     {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 
-from skill2env.lake.logs import AppendLog
+from skill2env.lake.ports import AppendLog
 from skill2env.llm.client import ModelClient, not_configured_message
 from skill2env.llm.config import LlmSettings
 from skill2env.llm.ledger import CallContext, Ledger

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from skill2env.kits.authoring import OfflineAuthor
-from skill2env.lake.logs import AppendLog
+from skill2env.lake.ports import AppendLog
 from skill2env.llm.config import LlmSettings
 from skill2env.llm.errors import ModelNotConfigured
 from skill2env.llm.ledger import CallContext

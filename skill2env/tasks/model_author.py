@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from skill2env.lake.logs import AppendLog
+from skill2env.lake.ports import AppendLog
 from skill2env.llm.client import ModelClient
 from skill2env.llm.config import LlmSettings
 from skill2env.llm.errors import ModelOutputError, ModelOutputInvalid

@@ -12,12 +12,13 @@ from skill2env.kits.authoring import KitPlan, OfflineAuthor, author_offline, kit
 from skill2env.kits.base import Kit, KitMatch
 from skill2env.kits.billing import KIT as BILLING
 from skill2env.kits.cleanroom import KIT as CLEANROOM
+from skill2env.kits.coderepair import KIT as CODEREPAIR
 from skill2env.kits.configaudit import KIT as CONFIGAUDIT
 from skill2env.kits.incident import KIT as INCIDENT
 from skill2env.kits.spec import KitError
 from skill2env.kits.sqldrift import KIT as SQLDRIFT
 
-KITS: dict[str, Kit] = {kit.name: kit for kit in (BILLING, CLEANROOM, INCIDENT, CONFIGAUDIT, SQLDRIFT)}
+KITS: dict[str, Kit] = {kit.name: kit for kit in (BILLING, CLEANROOM, INCIDENT, CONFIGAUDIT, SQLDRIFT, CODEREPAIR)}
 
 __all__ = [
     "KITS",

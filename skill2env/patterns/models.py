@@ -62,6 +62,8 @@ class Trait(StrEnum):
     """Revisions of the same artifact over time (git history, amendments, changelogs)."""
     TEXT_CORPUS = "text_corpus"
     """Many prose items to read, search or classify (tickets, emails, notes)."""
+    DEBUGGING = "debugging"
+    """Finding and fixing bugs in code: failing tests, tracebacks, root causes, test-driven work, review."""
 
 
 class InformationLevel(StrEnum):

@@ -257,6 +257,33 @@ CUES: dict[Trait, TraitCues] = {
         ),
         extensions=("md", "txt", "eml"),
     ),
+    Trait.DEBUGGING: TraitCues(
+        words=(
+            "debug",
+            "debugging",
+            "debugger",
+            "bug",
+            "bugs",
+            "bugfix",
+            "traceback",
+            "stack trace",
+            "failing test",
+            "failing tests",
+            "test failure",
+            "test failures",
+            "root cause",
+            "tdd",
+            "test-driven",
+            "unit test",
+            "unit tests",
+            "flaky",
+            "breakpoint",
+            "code review",
+            "refactoring",
+        ),
+        dependencies=("pytest", "jest", "vitest", "mocha", "hypothesis"),
+        programs=("pytest", "jest", "vitest", "pdb", "gdb"),
+    ),
 }
 """How each trait shows. MULTI_FILE_WORKSPACE is always offered: any task can spread its inputs."""
 

@@ -6,13 +6,13 @@ from typing import Literal
 
 import dagster as dg
 import polars as pl
+from pydantic import Field
 
 from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.agent.loop import LoopLimits
 from skill2env.agent.rollout import sandbox_slots
 from skill2env.compoworld.graph import build_graph
-from skill2env.compoworld.hosts import HOST_NAMES
 from skill2env.compoworld.rollout import COMPO_POLICIES, policy_label, roll_out_compo
 from skill2env.compoworld.rollout_tables import compo_rollouts_frame
 from skill2env.compoworld.service import DOMAINS
@@ -42,17 +42,16 @@ warnings.filterwarnings("ignore", category=dg.BetaWarning, message=".*backfill_p
 GRAPH_CODE_VERSION = "compoworld-graph-1"
 TASKS_CODE_VERSION = "compoworld-tasks-1"
 ROLLOUTS_CODE_VERSION = "compoworld-rollouts-1"
-VERIFY_BACKENDS: dict[str, Literal["auto", "bwrap", "subprocess"]] = {
-    "auto": "auto",
-    "bwrap": "bwrap",
-    "subprocess": "subprocess",
-}
 compoworld_domains = dg.StaticPartitionsDefinition(list(DOMAINS))
 """CompoWorld's own domains (commerce, office, communication, operations), not the skill taxonomy."""
 
 
+ModelRole = Literal["", "curator", "author", "solver", "judge", "verifier", "diagnoser"]
+"""A role of `skill2env.llm.config.ROLES`, or '' for none."""
+
+
 class ServiceGraphConfig(dg.Config):
-    verify_backend: str = "auto"
+    verify_backend: Literal["auto", "bwrap", "subprocess"] = "auto"
     """Where each service's tests run: auto (bwrap when installed, else a subprocess) | bwrap | subprocess."""
     verify_timeout_seconds: float = 120.0
 
@@ -63,10 +62,7 @@ def service_graph(
 ) -> dg.MaterializeResult:
     """One row per service (its tests run in the sandbox), per tool and per edge of the tool dependency graph."""
     classes = list(SERVICES.values())
-    backend = VERIFY_BACKENDS.get(config.verify_backend)
-    if backend is None:
-        raise dg.Failure(f"verify_backend must be one of {', '.join(VERIFY_BACKENDS)}, not {config.verify_backend!r}")
-    checks = verify_services(backend=backend, timeout=config.verify_timeout_seconds)
+    checks = verify_services(backend=config.verify_backend, timeout=config.verify_timeout_seconds)
     for check in checks:
         context.log.info(f"{check.service}: {check.status} ({check.backend}, {check.tests_passed} passed)")
     graph = build_graph(spec for cls in classes for spec in cls.specs())
@@ -97,7 +93,7 @@ def service_graph(
 class CompoTasksConfig(dg.Config):
     tasks_per_domain: int = 20
     seed: int = 0
-    world_model_role: str = ""
+    world_model_role: ModelRole = ""
     """A model role (e.g. author) whose endpoint answers simulated tools; '' = none: walks through
     simulated tools are skipped with that reason."""
     include_unverified: bool = False
@@ -172,9 +168,9 @@ class CompoRolloutsConfig(dg.Config):
     policy: str = "auto"
     """solver (the solver role's model) | oracle | partial | nop | script:<path to a JSON file of turns>;
     auto: the solver when a solver endpoint is configured, else the oracle (scripted)."""
-    attempts: int = 1
+    attempts: int = Field(default=1, ge=1)
     """Attempts per task (one group per task)."""
-    gateway: str = "auto"
+    gateway: Literal["auto", "bwrap", "in_process"] = "auto"
     """Where the services run: bwrap (in a sandbox) | in_process | auto (bwrap where installed)."""
     min_length: int = 1
     """Only tasks whose chain takes at least this many tools."""
@@ -185,7 +181,7 @@ class CompoRolloutsConfig(dg.Config):
     """Input + output tokens per attempt; 0: no limit."""
     concurrency: int = 0
     """Attempts at once; 0: `$SKILL2ENV_SANDBOX_SLOTS` (default 2)."""
-    world_model_role: str = ""
+    world_model_role: ModelRole = ""
     """In process only: a model role that answers simulated calls the oracle run did not record."""
 
 
@@ -211,10 +207,8 @@ def compo_rollouts(
     """One row per rollout attempt of every current CompoTask of a domain; the completed, scored ones
     also as rows of `compo_sft_examples`."""
     known = (*COMPO_POLICIES, "auto", "script:")
-    if not config.policy.startswith(known) or config.attempts < 1:
-        raise dg.Failure(f"policy must be one of {', '.join(COMPO_POLICIES)} or script:<file>, attempts ≥ 1")
-    if config.gateway not in (*HOST_NAMES, "auto"):
-        raise dg.Failure(f"gateway must be one of {', '.join(HOST_NAMES)} or auto, not {config.gateway!r}")
+    if not config.policy.startswith(known):
+        raise dg.Failure(f"policy must be one of {', '.join(COMPO_POLICIES)} or script:<file>, not {config.policy!r}")
     store = lake.lake()
     limits = LoopLimits(max_turns=config.max_turns, max_tokens=config.max_tokens or None)
     writes, summary, frames = [], [], []

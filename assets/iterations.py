@@ -417,6 +417,14 @@ def sft_trajectories_asset(iterations: int) -> dg.AssetsDefinition:
     return sft_trajectories
 
 
+def stage_op_config(iterations: int, **by_stage: dict[str, object]) -> dict[str, dict[str, object]]:
+    """Run config for every iteration's stages, addressed by asset key: `by_stage` maps a stage's asset
+    name (`validations`, `rollouts`, `failure_classifications`, `hardening`) to its config."""
+    wanted = {stage_key(k, name): config for k in range(iterations + 1) for name, config in by_stage.items()}
+    return {stage.op.name: {"config": wanted[key]} for stage in iteration_assets(iterations)
+            for key in stage.keys if key in wanted}  # fmt: skip
+
+
 def iteration_assets(iterations: int = DEFAULT_ITERATIONS) -> list[dg.AssetsDefinition]:
     """Every stage of iterations 0..`iterations` (hardening between them) and the SFT export."""
     stages: list[dg.AssetsDefinition] = []

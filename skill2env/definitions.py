@@ -25,7 +25,7 @@ from assets.catalog import skill_catalog
 from assets.checks import asset_checks
 from assets.compoworld import compo_rollouts, compo_tasks, service_graph
 from assets.curation import curated_skills
-from assets.iterations import iteration_assets
+from assets.iterations import iteration_assets, stage_op_config
 from assets.partitions import DOMAIN_PARTITIONS_NAME
 from assets.patterns import pattern_library, pattern_selections
 from assets.progress import PARTITION_PREFIX
@@ -323,8 +323,6 @@ def set_pool_limits() -> None:
             instance.event_log_storage.set_concurrency_slots(pool, slots)
 
 
-
-
 @dataclass(frozen=True)
 class PipelineOptions:
     iterations: int = DEFAULT_ITERATIONS
@@ -401,17 +399,13 @@ def _run_environments(home: Home, skills_root: Path, options: PipelineOptions, *
     ops: dict[str, dict[str, object]] = {
         "task_authoring": {"config": {"author": options.author, "skills_root": str(skills_root)}}
     }
-    for stage in iteration_assets(options.iterations):
-        name = stage.op.name
-        if name.endswith("__validations"):
-            ops[name] = {"config": {"backend": options.backend}}
-        elif name.endswith("_rollouts"):
-            ops[name] = {"config": {"backend": options.backend, "policy": options.policy, "attempts": options.attempts}}
-        elif name.endswith("__hardening"):
-            ops[name] = {
-                "config": {"skills_root": str(skills_root), "threshold": options.threshold,
-                           "trigger": options.trigger, "backend": options.backend}
-            }  # fmt: skip
+    ops |= stage_op_config(
+        options.iterations,
+        validations={"backend": options.backend},
+        rollouts={"backend": options.backend, "policy": options.policy, "attempts": options.attempts},
+        hardening={"skills_root": str(skills_root), "threshold": options.threshold, "trigger": options.trigger,
+                   "backend": options.backend},
+    )  # fmt: skip
     step_seconds: dict[str, float] = {}
     with dg.DagsterInstance.get() as instance:
         keys = instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME)

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import dagster as dg
 import pytest
 from harbor_tasks import require_backend
 from llm_server import ScriptedServer, text
 
-from assets.compoworld import compo_rollouts, compo_tasks, service_graph
+from assets.compoworld import ModelRole, compo_rollouts, compo_tasks, service_graph
 from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.lake.lake import Lake
+from skill2env.llm.config import ROLES
 
 ASSETS = [service_graph, compo_tasks, compo_rollouts]
 DOMAIN = "commerce"
@@ -104,7 +105,15 @@ def test_the_solver_without_a_model_fails_the_run_saying_so(home: Path, monkeypa
 
 def test_an_unknown_policy_or_gateway_fails_the_run(home: Path) -> None:
     assert not roll_out(home, policy="guess").success
-    assert not roll_out(home, policy="oracle", gateway="cloud").success
+    with pytest.raises(dg.DagsterInvalidConfigError, match="gateway"):  # refused by the typed config, before any run
+        roll_out(home, policy="oracle", gateway="cloud")
+    failed = roll_out(home, policy="oracle", attempts=0)  # refused by the config model as the step starts
+    assert not failed.success
+    assert "greater than or equal to 1" in str(failed.get_step_failure_events()[0].event_specific_data.error)  # type: ignore[union-attr]
+
+
+def test_the_world_model_roles_are_the_configured_roles() -> None:
+    assert set(get_args(ModelRole)) == {"", *ROLES}
 
 
 @pytest.mark.bwrap

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
+from assets.iterations import iteration_assets, stage_key, stage_op_config
 from skill2env.definitions import defs
 
 PUBLISHED_ASSETS = {
@@ -42,3 +43,15 @@ def test_the_hardening_loop_is_unrolled_into_as_many_stages_as_iterations() -> N
     graph = build_definitions(iterations=1).resolve_asset_graph()
     upstream = graph.get(dg.AssetKey(["iteration_1", "validations"])).parent_keys
     assert upstream == {dg.AssetKey(["iteration_0", "hardening"])}
+
+
+def test_stage_config_is_addressed_by_asset_key() -> None:
+    ops = stage_op_config(1, validations={"backend": "bwrap"}, rollouts={"attempts": 2}, hardening={"threshold": 0.5})
+
+    by_key = {key: ops.get(stage.op.name) for stage in iteration_assets(1) for key in stage.keys}
+    for k in (0, 1):
+        assert by_key[stage_key(k, "validations")] == {"config": {"backend": "bwrap"}}
+        assert by_key[stage_key(k, "rollouts")] == by_key[stage_key(k, "rubric_scores")] == {"config": {"attempts": 2}}
+        assert by_key[stage_key(k, "failure_classifications")] is None
+    assert by_key[stage_key(0, "hardening")] == {"config": {"threshold": 0.5}}
+    assert len(ops) == 5  # two validations, two rollouts, one hardening (between iterations 0 and 1)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Make the sandbox backends usable on this machine; safe to run again and again.
 #   - installs docker.io, docker-compose, debootstrap and bubblewrap when missing (apt-get, as root);
-#     docker-compose (Compose v1) is what the Harbor tests run tasks with (docs/harbor.md)
+#     docker-compose (Compose v1) is what the Harbor tests run tasks with (docs/harbor.md); chromium
+#     is the browser of the UI tests
 #   - starts dockerd in the background when no engine answers, and waits for it
 #   - builds the skill2env base image when the current recipe's image is missing
 # SKILL2ENV_SKIP_DOCKER=1 skips the engine and the base image (bwrap only).
@@ -24,6 +25,8 @@ command -v bwrap >/dev/null || missing+=(bubblewrap)
 # The world kits' tests run reference solvers on the host too: OCR and PDF tools, as in the base image.
 command -v tesseract >/dev/null || missing+=(tesseract-ocr)
 command -v pdftotext >/dev/null || missing+=(poppler-utils)
+# The UI tests drive the Dagster UI in Debian's Chromium through Playwright (tests/integration/ui/).
+[ -x /usr/bin/chromium ] || missing+=(chromium fonts-dejavu-core)
 if [ "$skip_docker" != 1 ]; then
   command -v dockerd >/dev/null || missing+=(docker.io)
   command -v debootstrap >/dev/null || missing+=(debootstrap)

@@ -15,6 +15,7 @@ from skill2env.agent.rollout import sandbox_slots
 from skill2env.compoworld.graph import build_graph
 from skill2env.compoworld.rollout import COMPO_POLICIES, policy_label, roll_out_compo
 from skill2env.compoworld.rollout_tables import compo_rollouts_frame
+from skill2env.compoworld.selftest import self_test_services
 from skill2env.compoworld.service import DOMAINS
 from skill2env.compoworld.services import SERVICES
 from skill2env.compoworld.sft import compo_sft_frame
@@ -27,7 +28,6 @@ from skill2env.compoworld.tables import (
     simulated_calls_frame,
 )
 from skill2env.compoworld.tasks import CompoTask, generate_tasks
-from skill2env.compoworld.verify import verify_services
 from skill2env.compoworld.world_model import SimulationRecord, WorldModel
 from skill2env.compoworld.world_model_llm import LlmWorldModel
 from skill2env.formatting import markdown_table
@@ -62,7 +62,7 @@ def service_graph(
 ) -> dg.MaterializeResult:
     """One row per service (its tests run in the sandbox), per tool and per edge of the tool dependency graph."""
     classes = list(SERVICES.values())
-    checks = verify_services(backend=config.verify_backend, timeout=config.verify_timeout_seconds)
+    checks = self_test_services(backend=config.verify_backend, timeout=config.verify_timeout_seconds)
     for check in checks:
         context.log.info(f"{check.service}: {check.status} ({check.backend}, {check.tests_passed} passed)")
     graph = build_graph(spec for cls in classes for spec in cls.specs())

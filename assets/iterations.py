@@ -21,7 +21,9 @@ from assets.progress import each_partition, progress_logger
 from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.agent.markers import AttemptLog, close_attempts
+from skill2env.agent.policies import pipeline_policy
 from skill2env.agent.rollout import RolloutRunner
+from skill2env.agent.stage import RolloutStage, rollout_stage, stage_summary
 from skill2env.exports.plots import (
     METADATA_DPI,
     hack_probe_funnel_png,
@@ -32,16 +34,17 @@ from skill2env.exports.plots import (
 )
 from skill2env.exports.sft import COMPOWORLD_SOURCE, sft_export_frame, write_sft
 from skill2env.formatting import markdown_table
+from skill2env.hardening.stage import HardeningInputs, adaptive_threshold, harden_stage, session_hardeners
 from skill2env.home import DEFAULT_ITERATIONS, Home, default_skills_root
 from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.llm.errors import ModelNotConfigured
-from skill2env.pipeline.hardening import HardeningInputs, adaptive_threshold, harden_stage, session_hardeners
-from skill2env.pipeline.policies import pipeline_policy, session_judge, session_red_team
-from skill2env.pipeline.settings import resolve_backend
-from skill2env.pipeline.stages import RolloutStage, reused_gates, rollout_stage, stage_summary, validate_stage
-from skill2env.pipeline.verification import verify_failures_stage
+from skill2env.rubric.judge import session_judge
+from skill2env.sandbox.backends import resolve_backend
 from skill2env.thresholds import SFT_MIN_REWARD
+from skill2env.validation.classification import classify_failures_stage
+from skill2env.validation.red_team import session_red_team
+from skill2env.validation.stage import reused_gates, validate_stage
 from skill2env.validation.verifier_agent import model_verifier
 
 CODE_VERSION = "iterations-1"
@@ -314,7 +317,7 @@ def verification_asset(iteration: int) -> dg.AssetsDefinition:
             for domain in each_partition(context):
                 failed, tasks = _read_stage(store, domain, iteration, "failed_items_of_domain",
                                             "verification_inputs_of_domain")  # fmt: skip
-                stage = verify_failures_stage(failed, tasks, home, domain, iteration, verifier=verifier)
+                stage = classify_failures_stage(failed, tasks, home, domain, iteration, verifier=verifier)
                 store.write(stage.writes, run_id=context.run.run_id, code_version=CODE_VERSION)
                 stages.append(stage)
         defects = store.query("SELECT * FROM task_defects WHERE iteration = $k", {"k": iteration})

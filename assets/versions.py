@@ -23,7 +23,7 @@ COMMON_SOURCES = ("assets/partitions.py", "assets/progress.py", "resources", "sk
                   "skill2env/home.py", "skill2env/thresholds.py")  # fmt: skip
 """What every asset runs: the lake and its SQL, the resources, the partitions."""
 MODEL_SOURCES = ("skill2env/llm",)
-STAGE_SOURCES = ("assets/iterations.py", "skill2env/pipeline", "skill2env/validation", "skill2env/agent",
+STAGE_SOURCES = ("assets/iterations.py", "skill2env/hardening", "skill2env/validation", "skill2env/agent",
                  "skill2env/sandbox", "skill2env/rubric", "skill2env/tasks", "skill2env/kits",
                  *MODEL_SOURCES)  # fmt: skip
 
@@ -33,8 +33,8 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "curated_skills": ("assets/curation.py", "skill2env/curation", "skill2env/parallel.py", *MODEL_SOURCES),
     "pattern_library": ("assets/patterns.py", "skill2env/patterns"),
     "pattern_selections": ("assets/patterns.py", "skill2env/patterns", *MODEL_SOURCES),
-    "blueprints": ("assets/tasks.py", "skill2env/tasks", "skill2env/kits", "skill2env/rubric", "skill2env/pipeline"),
-    "tasks": ("assets/tasks.py", "skill2env/tasks", "skill2env/kits", "skill2env/rubric", "skill2env/pipeline"),
+    "blueprints": ("assets/tasks.py", "skill2env/tasks", "skill2env/kits", "skill2env/rubric"),
+    "tasks": ("assets/tasks.py", "skill2env/tasks", "skill2env/kits", "skill2env/rubric"),
     "sft_trajectories": ("assets/iterations.py", "skill2env/exports"),
     "rl_environments": ("assets/rl_export.py", "skill2env/exports", "skill2env/tasks"),
     "service_graph": ("assets/compoworld.py", "skill2env/compoworld", *MODEL_SOURCES),

@@ -49,14 +49,14 @@ from skill2env.compoworld.tables import (
 from skill2env.curation.domains import domain_slugs
 from skill2env.curation.tables import CURATED_SKILLS_SCHEMA
 from skill2env.exports.sft import SFT_EXAMPLES_SCHEMA
+from skill2env.hardening.stage import HARDENING_ROUNDS_SCHEMA
 from skill2env.lake.lake import Lake, TableWrite
 from skill2env.lake.sqlfiles import SQL_DIR, load_sql
 from skill2env.llm.ledger import LLM_CALLS_SCHEMA
 from skill2env.patterns.tables import PATTERN_ADDITIONS_SCHEMA, PATTERN_LIBRARY_SCHEMA, PATTERN_SELECTIONS_SCHEMA
-from skill2env.pipeline.hardening import HARDENING_ROUNDS_SCHEMA
-from skill2env.pipeline.verification import FAILURE_CLASSIFICATIONS_SCHEMA
 from skill2env.rubric.tables import RUBRIC_SCORES_SCHEMA
 from skill2env.tasks.tables import BLUEPRINTS_SCHEMA, TASK_FILES_SCHEMA, TASKS_SCHEMA
+from skill2env.validation.classification import FAILURE_CLASSIFICATIONS_SCHEMA
 from skill2env.validation.tables import VALIDATIONS_SCHEMA
 
 GOAL_S = 0.5

@@ -38,7 +38,7 @@ from skill2env.compoworld.service import DOMAINS as COMPOWORLD_DOMAINS
 from skill2env.home import CODE_LOCATION, DEFAULT_ITERATIONS, Home, activate_home, configured_iterations
 from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
-from skill2env.pipeline.authors import AUTO
+from skill2env.tasks.authors import AUTO
 from skill2env.thresholds import SFT_MIN_REWARD
 
 catalog_job = dg.define_asset_job(
@@ -327,7 +327,7 @@ def set_pool_limits() -> None:
 class PipelineOptions:
     iterations: int = DEFAULT_ITERATIONS
     author: str = AUTO
-    """See `skill2env.pipeline.authors.choose_author`: the model author when one is configured, else the kits."""
+    """See `skill2env.tasks.authors.choose_author`: the model author when one is configured, else the kits."""
     backend: str = "auto"
     policy: str = "auto"
     attempts: int = 4

@@ -27,13 +27,13 @@ from rubric_helpers import RUBRIC_TASKS
 
 from skill2env.agent.tables import ROLLOUTS_SCHEMA
 from skill2env.exports.sft import SFT_EXAMPLES_SCHEMA
+from skill2env.hardening.stage import HARDENING_ROUNDS_SCHEMA
 from skill2env.home import Home
 from skill2env.lake.lake import Lake, TableWrite
-from skill2env.pipeline.hardening import HARDENING_ROUNDS_SCHEMA
-from skill2env.pipeline.verification import FAILURE_CLASSIFICATIONS_SCHEMA
 from skill2env.rubric.tables import RUBRIC_SCORES_SCHEMA
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import TASKS_SCHEMA
+from skill2env.validation.classification import FAILURE_CLASSIFICATIONS_SCHEMA
 from skill2env.validation.tables import VALIDATIONS_SCHEMA
 
 SALES_SUMMARY = "sales-summary"

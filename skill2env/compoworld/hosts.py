@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from skill2env.compoworld.gateway import Envelope, Gateway
+from skill2env.compoworld.selftest import stage
 from skill2env.compoworld.tasks import CompoTask, task_world
-from skill2env.compoworld.verify import stage
 from skill2env.compoworld.world_model import WorldModel
 from skill2env.sandbox.base import SandboxLimits
 from skill2env.sandbox.bwrap_backend import BwrapSandbox, bwrap_available

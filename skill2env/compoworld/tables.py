@@ -11,9 +11,9 @@ from typing import Any
 import polars as pl
 
 from skill2env.compoworld.graph import Edge, ToolGraph
+from skill2env.compoworld.selftest import Verification
 from skill2env.compoworld.service import Service, ToolSpec
 from skill2env.compoworld.tasks import CompoTask, Generated, SkippedWalk
-from skill2env.compoworld.verify import Verification
 from skill2env.compoworld.world_model import SimulationRecord
 
 SCHEMA_VERSION = 1

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import polars as pl
 
-from skill2env.patterns.growth import Growth
+from skill2env.hardening.growth import Growth
 from skill2env.patterns.models import PATTERN_SCHEMA_VERSION, Pattern
 from skill2env.patterns.pool import PatternPool
 from skill2env.patterns.selection import Selection

@@ -33,6 +33,7 @@ from skill2env.rubric.results import ItemResult
 if TYPE_CHECKING:
     from skill2env.llm.client import ModelClient
     from skill2env.llm.config import LlmSettings
+    from skill2env.llm.session import LlmSession
 
 DEFAULT_SEED = JUDGE_SEED
 
@@ -247,3 +248,8 @@ class FunctionJudge:
 
     def judge(self, request: JudgeRequest, *, seed: int) -> JudgeVerdict:
         return self.function(request, seed)
+
+
+def session_judge(models: LlmSession) -> Judge | None:
+    """The judge role's model, recorded in this session's ledger; None when no judge is configured."""
+    return ModelJudge(models.client("judge")) if models.configured("judge") else None

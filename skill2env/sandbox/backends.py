@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Literal, NamedTuple
 
 from skill2env.sandbox.base import Sandbox, SandboxLimits
 from skill2env.sandbox.errors import SandboxUnavailable
+
+logger = logging.getLogger(__name__)
 
 BackendName = Literal["docker", "bwrap"]
 BACKEND_NAMES: tuple[BackendName, ...] = ("docker", "bwrap")
@@ -61,3 +64,18 @@ def choose_backend(requested: str) -> BackendChoice:
     if engine_reachable():
         return BackendChoice("docker", f"the Docker engine answers, and bwrap cannot run: {without_bwrap}", True)
     raise SandboxUnavailable(f"no sandbox backend can run here: the Docker engine does not answer, and {without_bwrap}")
+
+
+def resolve_backend(requested: str) -> BackendName:
+    """`docker` / `bwrap` as asked; `auto`: bwrap over the unpacked base image when it is here, else
+    docker when its engine answers (logged as a fallback; see `choose_backend`).
+
+    Raises:
+        SandboxUnavailable: `auto`, and neither backend can run here.
+    """
+    choice = choose_backend(requested)
+    if choice.fallback:
+        logger.warning("sandbox backend auto: %s (%s)", choice.name, choice.reason)
+    elif requested == AUTO:
+        logger.info("sandbox backend auto: %s (%s)", choice.name, choice.reason)
+    return choice.name

@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from skill2env.agent.actors import Policy
+from skill2env.agent.actors import Policy, policy_from_name
 from skill2env.agent.flags import flags_frame
 from skill2env.agent.rollout import AttemptSpec, RolloutRunner
 from skill2env.agent.trajectory import Trajectory
 from skill2env.home import Home
+from skill2env.llm.session import LlmSession
 from skill2env.rubric.evaluate import verify_workspace
 from skill2env.rubric.models import Method, Rubric
 from skill2env.rubric.results import VerificationResult
@@ -92,3 +93,10 @@ class RedTeam:
             evidence += "; above the bound with no shortcut flagged: it may have done the work, review the trajectory"
         status = ProbeStatus.failed if reward > NOP_AT_MOST and rules else ProbeStatus.passed
         return ProbeOutcome(STRATEGY, FAMILY, status, reward, passed, evidence, trajectory.rollout_id)
+
+
+def session_red_team(models: LlmSession, home: Home, backend: BackendName) -> RedTeam | None:
+    """The solver role's model as the hack-probe gate's red team; None when no solver is configured."""
+    if not models.configured("solver"):
+        return None
+    return RedTeam(policy_from_name("solver", client=models.client("solver")), home, backend)

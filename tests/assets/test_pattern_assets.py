@@ -14,8 +14,8 @@ from assets.curation import curated_skills
 from assets.patterns import pattern_library, pattern_selections
 from resources.lake import LakeResource
 from resources.llm import LlmResource
+from skill2env.hardening.growth import grow_pool
 from skill2env.lake.lake import Lake
-from skill2env.patterns.growth import grow_pool
 from skill2env.patterns.pool import seed_pool
 from skill2env.patterns.tables import addition_frame
 

@@ -10,11 +10,11 @@ import polars as pl
 import pytest
 
 from skill2env import thresholds
+from skill2env.hardening.stage import HARDENING_ROUNDS_SCHEMA
 from skill2env.lake.lake import Lake, TableWrite
 from skill2env.lake.sqlfiles import SQL_DIR, load_sql
-from skill2env.pipeline.hardening import HARDENING_ROUNDS_SCHEMA
-from skill2env.pipeline.verification import FAILURE_CLASSIFICATIONS_SCHEMA
 from skill2env.tasks.tables import TASKS_SCHEMA
+from skill2env.validation.classification import FAILURE_CLASSIFICATIONS_SCHEMA
 
 DOMAIN = "data-analysis"
 

@@ -4,7 +4,7 @@ a rewrite of a partition replaces its rows."""
 from __future__ import annotations
 
 from skill2env.lake.lake import Lake, TableWrite
-from skill2env.pipeline.stages import stage_partition
+from skill2env.lake.partitions import stage_partition
 from skill2env.validation.gates import Validation
 from skill2env.validation.hack_probes import ProbeOutcome, ProbeStatus
 from skill2env.validation.hack_probes.tables import hack_probes_frame

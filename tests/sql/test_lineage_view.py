@@ -9,9 +9,9 @@ from rows import curated_frame, curated_row, skill_row, skills_frame
 
 from skill2env.agent.tables import ROLLOUTS_SCHEMA
 from skill2env.exports.sft import SFT_EXAMPLES_SCHEMA
+from skill2env.hardening.stage import HARDENING_ROUNDS_SCHEMA
 from skill2env.lake.lake import Lake, TableWrite
 from skill2env.patterns.tables import PATTERN_SELECTIONS_SCHEMA
-from skill2env.pipeline.hardening import HARDENING_ROUNDS_SCHEMA
 from skill2env.rubric.tables import RUBRIC_SCORES_SCHEMA
 from skill2env.tasks.tables import BLUEPRINTS_SCHEMA, TASKS_SCHEMA
 

@@ -11,15 +11,19 @@ from task_samples import AUTHOR, INSTRUCTION, billing_blueprint, billing_workspa
 
 from skill2env.home import Home
 from skill2env.lake.lake import Lake, TableWrite
+from skill2env.lake.partitions import stage_partition
 from skill2env.lake.sqlfiles import load_sql
-from skill2env.pipeline.stages import stage_partition
-from skill2env.pipeline.verification import VerificationStage, failure_classifications_frame, verify_failures_stage
 from skill2env.rubric.models import Rubric
 from skill2env.rubric.results import ItemResult, VerificationResult
 from skill2env.rubric.tables import ScoredRollout, scores_frame
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import TASKS_SCHEMA, blueprints_frame
+from skill2env.validation.classification import (
+    ClassificationStage,
+    classify_failures_stage,
+    failure_classifications_frame,
+)
 from skill2env.validation.gates import Gate, GateOutcome, GateStatus, Validation
 from skill2env.validation.tables import validations_frame
 from skill2env.validation.verifier_agent import Classification, FailureClass, FailureVerifier
@@ -38,12 +42,12 @@ def write(lake: Lake, iteration: int, cases: list[Classification], run: str, dom
                code_version="t")  # fmt: skip
 
 
-def _classify(lake: Lake, home: Home, run_id: str, verifier: FailureVerifier | None = None) -> VerificationStage:
+def _classify(lake: Lake, home: Home, run_id: str, verifier: FailureVerifier | None = None) -> ClassificationStage:
     """The failure-classification stage of iteration 0 as its asset runs it: read, classify, write."""
     bound = {"domain": DOMAIN, "iteration": 0}
     failed = lake.query(load_sql("queries/failed_items_of_domain"), bound).to_dicts()
     tasks = lake.query(load_sql("queries/verification_inputs_of_domain"), bound).to_dicts()
-    stage = verify_failures_stage(failed, tasks, home, DOMAIN, 0, verifier=verifier)
+    stage = classify_failures_stage(failed, tasks, home, DOMAIN, 0, verifier=verifier)
     lake.write(stage.writes, run_id=run_id, code_version="t")
     return stage
 

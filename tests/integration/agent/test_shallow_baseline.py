@@ -20,11 +20,11 @@ from model_author_script import (
     selection_rows,
 )
 
+from skill2env.agent.policies import NAIVE, pipeline_policy
 from skill2env.agent.rollout import RolloutRunner, TaskRef, attempt_specs
 from skill2env.agent.shallow import NOT_ANALYSED, shallow_deliverables
 from skill2env.home import Home
 from skill2env.llm.cache import CacheMode
-from skill2env.pipeline.policies import NAIVE, pipeline_policy
 from skill2env.rubric.evaluate import verify_workspace
 from skill2env.rubric.models import Rubric
 from skill2env.sandbox.backends import make_sandbox

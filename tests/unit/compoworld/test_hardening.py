@@ -9,7 +9,10 @@ import pytest
 
 from skill2env.compoworld.gates import validate_compo_task
 from skill2env.compoworld.graph import ToolGraph
-from skill2env.compoworld.hardening import (
+from skill2env.compoworld.rollout import meta_tool_counts, roll_out_compo
+from skill2env.compoworld.scoring import score
+from skill2env.compoworld.tasks import CompoTask, generate_tasks, replay, replay_states
+from skill2env.hardening.compoworld import (
     HARDEN_ABOVE,
     NO_SIDE_EFFECTS,
     STRICT_WEIGHT,
@@ -19,9 +22,6 @@ from skill2env.compoworld.hardening import (
     pick_distractor,
     with_distractor,
 )
-from skill2env.compoworld.rollout import meta_tool_counts, roll_out_compo
-from skill2env.compoworld.scoring import score
-from skill2env.compoworld.tasks import CompoTask, generate_tasks, replay, replay_states
 
 
 @pytest.fixture(scope="module")

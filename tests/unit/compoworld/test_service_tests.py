@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from skill2env.compoworld.selftest import outcome, self_test_services
 from skill2env.compoworld.services import SERVICES, own_tests
-from skill2env.compoworld.verify import outcome, verify_services
 from skill2env.sandbox.bwrap_backend import bwrap_available
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -65,7 +65,7 @@ def test_outcomes_tell_failures_from_infrastructure_errors() -> None:
 
 
 def test_verify_in_a_subprocess() -> None:
-    (result,) = verify_services(["calendar"], backend="subprocess")
+    (result,) = self_test_services(["calendar"], backend="subprocess")
     assert (result.status, result.backend, result.runner) == ("verified", "subprocess", "pytest")
     assert result.tests_passed == 4 and result.tests_failed == 0
 
@@ -74,7 +74,7 @@ def test_verify_in_a_subprocess() -> None:
 def test_verify_in_a_bwrap_sandbox() -> None:
     if not bwrap_available():
         pytest.skip("bubblewrap is not installed")
-    results = verify_services(["orders", "shipping"], backend="bwrap")
+    results = self_test_services(["orders", "shipping"], backend="bwrap")
     assert [(r.service, r.status, r.backend) for r in results] == [
         ("orders", "verified", "bwrap"),
         ("shipping", "verified", "bwrap"),

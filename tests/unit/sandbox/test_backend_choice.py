@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from harbor_tasks import CSV_AGGREGATION, fixture_task
 
-from skill2env.pipeline.settings import resolve_backend
 from skill2env.sandbox import bwrap_backend, engine
-from skill2env.sandbox.backends import choose_backend, make_sandbox
+from skill2env.sandbox.backends import choose_backend, make_sandbox, resolve_backend
 from skill2env.sandbox.bwrap_backend import BwrapSandbox
 from skill2env.sandbox.errors import SandboxNotRunning, SandboxUnavailable
 from skill2env.sandbox.rootfs import COMPLETE_MARKER, CURRENT_LINK, image_rootfs, system_root
@@ -78,12 +77,12 @@ def test_auto_without_a_rootfs_picks_docker_and_says_why(
     monkeypatch.setattr(engine, "engine_reachable", lambda: True)
 
     choice = choose_backend("auto")
-    with caplog.at_level(logging.WARNING, logger="skill2env.pipeline.settings"):
+    with caplog.at_level(logging.WARNING, logger="skill2env.sandbox.backends"):
         resolved = resolve_backend("auto")
 
     assert (choice.name, choice.fallback, resolved) == ("docker", True, "docker")
     assert str(no_rootfs / CURRENT_LINK / COMPLETE_MARKER) in choice.reason
-    (record,) = [r for r in caplog.records if r.name == "skill2env.pipeline.settings"]
+    (record,) = [r for r in caplog.records if r.name == "skill2env.sandbox.backends"]
     assert record.levelno == logging.WARNING
     assert "docker" in record.getMessage() and "make sandbox" in record.getMessage()
 

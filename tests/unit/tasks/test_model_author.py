@@ -34,9 +34,9 @@ from skill2env.llm.cache import CacheMode
 from skill2env.llm.config import LlmSettings
 from skill2env.llm.errors import ModelNotConfigured
 from skill2env.llm.ledger import Ledger
-from skill2env.pipeline.authors import choose_author
 from skill2env.rubric.checks import run_check
 from skill2env.rubric.models import Method, Rubric
+from skill2env.tasks.authors import choose_author
 from skill2env.tasks.build import Authored, author_tasks
 from skill2env.tasks.checks import check_draft
 from skill2env.tasks.draft import TaskDraft

@@ -1,4 +1,4 @@
-"""Verify services: run each service's own tests in a sandbox and record the outcome.
+"""Service self-tests: run each service's own tests in a sandbox and record the outcome.
 
 The tests run on a copy: the `skill2env.compoworld` package (stdlib + pydantic only), pydantic
 and its dependencies beside it, nothing else of the project. With bubblewrap available the copy
@@ -221,7 +221,7 @@ def bwrap_usable() -> bool:
     return bwrap_available()
 
 
-def verify_services(
+def self_test_services(
     names: Iterable[str] | None = None,
     *,
     backend: Literal["auto", "bwrap", "subprocess"] = "auto",

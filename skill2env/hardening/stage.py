@@ -31,16 +31,23 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from skill2env.hardening.diagnosis import Diagnosis, diagnose
+from skill2env.hardening.growth import grow_pool
+from skill2env.hardening.model_diagnosis import AttemptEvidence, ModelDiagnoser, ModelDiagnosis, model_diagnoser
+from skill2env.hardening.revise import (
+    AddChallenge,
+    HardeningProposal,
+    RevisionError,
+    StrengthenChallenge,
+    revise_blueprint,
+)
 from skill2env.home import Home
 from skill2env.lake.lake import TableWrite
+from skill2env.lake.partitions import stage_partition
 from skill2env.llm.session import LlmSession
-from skill2env.patterns.growth import grow_pool
 from skill2env.patterns.library import current_pool
 from skill2env.patterns.pool import PatternPool
 from skill2env.patterns.tables import addition_frame
-from skill2env.pipeline.diagnosis import Diagnosis, diagnose
-from skill2env.pipeline.model_diagnosis import AttemptEvidence, ModelDiagnoser, ModelDiagnosis, model_diagnoser
-from skill2env.pipeline.stages import stage_partition
 from skill2env.rubric.models import Rubric
 from skill2env.sandbox.backends import BackendName
 from skill2env.tasks.authoring import Rejection
@@ -48,7 +55,6 @@ from skill2env.tasks.blueprint import Blueprint, SkillRef
 from skill2env.tasks.build import build_task
 from skill2env.tasks.draft import TaskDraft
 from skill2env.tasks.records import TaskRecord, TaskStatus, task_files_of, task_id_of
-from skill2env.tasks.revise import AddChallenge, HardeningProposal, RevisionError, StrengthenChallenge, revise_blueprint
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import blueprints_frame, task_files_frame, tasks_frame
 from skill2env.thresholds import HARDEN_ABOVE
@@ -434,9 +440,10 @@ class _Decider:
 def session_hardeners(models: LlmSession, home: Home, backend: BackendName) -> Hardeners:
     """The diagnoser and author models this session has (each None without an endpoint) and the
     validation gates, with the session's judge, for hardened children."""
-    from skill2env.pipeline.policies import session_judge, session_red_team
+    from skill2env.rubric.judge import session_judge
     from skill2env.tasks.model_author import ROLE as AUTHOR_ROLE
     from skill2env.tasks.model_author import ModelAuthor
+    from skill2env.validation.red_team import session_red_team
 
     judge = session_judge(models)
     red_team = session_red_team(models, home, backend)

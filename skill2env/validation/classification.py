@@ -21,7 +21,7 @@ import polars as pl
 
 from skill2env.home import Home
 from skill2env.lake.lake import TableWrite
-from skill2env.pipeline.stages import stage_partition
+from skill2env.lake.partitions import stage_partition
 from skill2env.rubric.models import Method, Rubric
 from skill2env.rubric.results import ItemResult, ItemStatus
 from skill2env.tasks.blueprint import Blueprint
@@ -45,7 +45,7 @@ FAILURE_CLASSIFICATIONS_SCHEMA = pl.Schema(
 
 
 @dataclass(frozen=True)
-class VerificationStage:
+class ClassificationStage:
     domain: str
     iteration: int
     tasks: int
@@ -64,7 +64,7 @@ class VerificationStage:
         return sorted({c.task_id for c in self.classifications if c.classification.defect})
 
 
-def verify_failures_stage(
+def classify_failures_stage(
     failed: Sequence[Mapping[str, Any]],
     tasks: Sequence[Mapping[str, Any]],
     home: Home,
@@ -72,7 +72,7 @@ def verify_failures_stage(
     iteration: int,
     *,
     verifier: FailureVerifier | None = None,
-) -> VerificationStage:
+) -> ClassificationStage:
     """Classify every failed item (`failed`) of the domain's scored rollouts of `iteration` (`tasks`: the
     tasks rolled out); the `failure_classifications` write (partition `<domain>@i<iteration>`)."""
     failures: dict[str, dict[str, list[ItemResult]]] = {}
@@ -96,7 +96,7 @@ def verify_failures_stage(
         classifications += found
     frame = failure_classifications_frame(classifications, domain, iteration)
     writes = [TableWrite(TABLE, frame, partition_key=stage_partition(domain, iteration))]
-    return VerificationStage(domain, iteration, len(tasks), classifications, skipped, writes)
+    return ClassificationStage(domain, iteration, len(tasks), classifications, skipped, writes)
 
 
 def item_result(row: Mapping[str, Any]) -> ItemResult:

@@ -23,6 +23,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from skill2env.hardening.diagnosis import Diagnosis, evidence_files
+from skill2env.hardening.revise import AddChallenge, Change, HardeningProposal, RevisionError, StrengthenChallenge
+from skill2env.hardening.revise import revise_blueprint as apply_proposal
 from skill2env.llm.client import ModelClient
 from skill2env.llm.errors import ModelError
 from skill2env.llm.prompts import Prompt, render
@@ -30,10 +33,7 @@ from skill2env.llm.session import LlmSession
 from skill2env.patterns.models import Origin, Pattern
 from skill2env.patterns.pool import PatternPool
 from skill2env.patterns.similarity import pool_index
-from skill2env.pipeline.diagnosis import Diagnosis, evidence_files
 from skill2env.tasks.blueprint import Blueprint
-from skill2env.tasks.revise import AddChallenge, Change, HardeningProposal, RevisionError, StrengthenChallenge
-from skill2env.tasks.revise import revise_blueprint as apply_proposal
 
 logger = logging.getLogger(__name__)
 

@@ -12,16 +12,16 @@ import polars as pl
 import pytest
 from task_samples import billing_draft, make_skill_dir
 
+from skill2env.hardening.diagnosis import ChallengeDiagnosis, Diagnosis
+from skill2env.hardening.model_diagnosis import ModelDiagnosis
+from skill2env.hardening.revise import HardeningProposal, StrengthenChallenge
+from skill2env.hardening.stage import Hardeners, HardeningStage, _Decider, _GroupEvidence
 from skill2env.home import Home
 from skill2env.patterns.pool import seed_pool
-from skill2env.pipeline.diagnosis import ChallengeDiagnosis, Diagnosis
-from skill2env.pipeline.hardening import Hardeners, HardeningStage, _Decider, _GroupEvidence
-from skill2env.pipeline.model_diagnosis import ModelDiagnosis
 from skill2env.tasks.authoring import Rejection
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.tasks.build import build_task
 from skill2env.tasks.draft import TaskDraft
-from skill2env.tasks.revise import HardeningProposal, StrengthenChallenge
 from skill2env.tasks.store import TaskStore
 from skill2env.validation.gates import Gate, GateOutcome, GateStatus, Validation
 

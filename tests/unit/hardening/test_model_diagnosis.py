@@ -12,13 +12,13 @@ from llm_server import ScriptedServer, json_answer, text
 from model_hardening_script import NEW_PATTERN
 from task_samples import billing_blueprint
 
+from skill2env.hardening.diagnosis import ChallengeDiagnosis, Diagnosis
+from skill2env.hardening.model_diagnosis import AttemptEvidence, DiagnosisAnswer, ModelDiagnoser, answer_problems
+from skill2env.hardening.revise import AddChallenge, HardeningProposal, StrengthenChallenge
+from skill2env.hardening.stage import kit_patterns
 from skill2env.kits import KITS
 from skill2env.llm.cache import CacheMode
 from skill2env.patterns.pool import seed_pool
-from skill2env.pipeline.diagnosis import ChallengeDiagnosis, Diagnosis
-from skill2env.pipeline.hardening import kit_patterns
-from skill2env.pipeline.model_diagnosis import AttemptEvidence, DiagnosisAnswer, ModelDiagnoser, answer_problems
-from skill2env.tasks.revise import AddChallenge, HardeningProposal, StrengthenChallenge
 
 BLUEPRINT = billing_blueprint()
 REFS = {"a1:3", "a2:3"}

@@ -10,10 +10,7 @@ from typing import Any
 import pytest
 from task_samples import billing_blueprint
 
-from skill2env.patterns.models import InformationLevel
-from skill2env.rubric.models import CheckSpec, Method, RubricItem
-from skill2env.tasks.blueprint import Blueprint, Deliverable, Fact
-from skill2env.tasks.revise import (
+from skill2env.hardening.revise import (
     AddChallenge,
     AddDeliverable,
     AddFact,
@@ -25,6 +22,9 @@ from skill2env.tasks.revise import (
     StrengthenChallenge,
     revise_blueprint,
 )
+from skill2env.patterns.models import InformationLevel
+from skill2env.rubric.models import CheckSpec, Method, RubricItem
+from skill2env.tasks.blueprint import Blueprint, Deliverable, Fact
 
 AMENDMENT = Fact(
     id="amended_rate",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pattern_samples import NEW
 
-from skill2env.patterns.growth import GrowthAction, grow_pool
+from skill2env.hardening.growth import GrowthAction, grow_pool
 from skill2env.patterns.pool import seed_pool
 
 

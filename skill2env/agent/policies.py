@@ -6,13 +6,8 @@ from __future__ import annotations
 from skill2env.agent.actors import POLICY_SCRIPT, Actor, Policy, ScriptActor, policy_from_name
 from skill2env.agent.shallow import shallow_deliverables
 from skill2env.agent.tools import MAX_COMMAND_TIMEOUT_S
-from skill2env.home import Home
 from skill2env.llm.client import ModelClient
-from skill2env.llm.session import LlmSession
-from skill2env.rubric.judge import Judge, ModelJudge
-from skill2env.sandbox.backends import BackendName
 from skill2env.sandbox.task import TaskDir
-from skill2env.validation.red_team import RedTeam
 
 NAIVE = "naive"
 OFFLINE_AUTHOR_PREFIX = "offline:"
@@ -57,15 +52,3 @@ def pipeline_policy(name: str, client: ModelClient | None, *, partial_fraction: 
         ValueError: see `policy_from_name`.
     """
     return NaivePolicy() if name == NAIVE else policy_from_name(name, client=client, fraction=partial_fraction)
-
-
-def session_judge(models: LlmSession) -> Judge | None:
-    """The judge role's model, recorded in this session's ledger; None when no judge is configured."""
-    return ModelJudge(models.client("judge")) if models.configured("judge") else None
-
-
-def session_red_team(models: LlmSession, home: Home, backend: BackendName) -> RedTeam | None:
-    """The solver role's model as the hack-probe gate's red team; None when no solver is configured."""
-    if not models.configured("solver"):
-        return None
-    return RedTeam(policy_from_name("solver", client=models.client("solver")), home, backend)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from skill2env.agent.stage import _verify
 from skill2env.agent.trajectory import Trajectory
 from skill2env.home import Home
-from skill2env.pipeline.stages import _verify
 from skill2env.rubric.models import Rubric
 
 RUBRIC = Rubric.model_validate(

@@ -1,1 +1,0 @@
-"""The stages of one hardening iteration, as functions the Dagster assets call."""

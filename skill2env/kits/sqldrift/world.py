@@ -314,16 +314,6 @@ def figures(world: World, month: str | None = None, before: datetime | None = No
     return {country: (int(n), round(value, 2)) for country, (n, value) in sorted(totals.items())}
 
 
-def migration_effects(sql: str) -> list[tuple[str, str]]:
-    """What a migration creates: ('table', name), ('column', table.column) or ('index', name)."""
-    import re
-
-    effects = [("table", t) for t in re.findall(r"CREATE TABLE (\w+)", sql)]
-    effects += [("column", f"{t}.{c}") for t, c in re.findall(r"ALTER TABLE (\w+) ADD COLUMN (\w+)", sql)]
-    effects += [("index", i) for i in re.findall(r"CREATE INDEX (\w+)", sql)]
-    return effects
-
-
 def pending(world: World) -> list[str]:
     return [m.version for m in MIGRATIONS if m.version not in world.applied]
 

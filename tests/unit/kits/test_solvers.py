@@ -76,8 +76,9 @@ def test_hardest_task_validates_and_every_script_runs(kit_name: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # every kit's 60 tasks, each validated and rolled out
 def test_every_iteration_validates_and_the_naive_full_credit_rate_falls() -> None:
-    """20 seeds × 4 kits × 3 hardening iterations: each task passes validation and the author-side
+    """20 seeds × every kit × 3 hardening iterations: each task passes validation and the author-side
     checks, each round changes the task by one step, and the naive policy's full-credit rate, pooled
     over the seeds, falls strictly from iteration 0 to 1 to 2 in every kit without reaching zero."""
     rates: dict[str, list[int]] = {name: [0] * ITERATIONS for name in KITS}

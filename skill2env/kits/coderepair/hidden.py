@@ -152,7 +152,7 @@ def _run(workspace: Path, package: str, calls: list[Any], api: dict[str, Any]) -
                         os.chown(Path(current, name), *owner)
             except OSError:  # a root without the capability (a user namespace): run as it is
                 owner = None
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "HOME": tmp}
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": tmp}
         command = [sys.executable, "-I", "-S", str(root / "runner.py"), str(lib), str(root / "calls.json"), str(out)]
         process = _start(command, tmp, env, owner)
         try:

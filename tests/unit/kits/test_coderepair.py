@@ -107,6 +107,18 @@ def test_editing_the_visible_tests_or_planting_a_conftest_earns_nothing() -> Non
     assert not [i for i, v in items.items() if i.startswith(CODE_ITEMS) and v > 0]
 
 
+def test_modules_planted_beside_the_package_do_not_reach_the_hidden_suite() -> None:
+    """The suite runs a copy of the package folder alone in `python -I -S`: a `json.py` or `inspect.py`
+    that would break its runner, planted at the repository root, changes nothing."""
+    task = draft(0, 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = _solved(task, Path(tmp))
+        for name in ("json.py", "inspect.py", "importlib.py", "sitecustomize.py"):
+            (workspace / name).write_text("raise SystemExit(3)\n")
+        reward, items = score(task.blueprint.rubric, workspace)
+    assert reward >= FULL_CREDIT, items
+
+
 def test_editing_the_vendored_dependency_fails_its_item_even_with_the_bugs_fixed() -> None:
     task = KIT.build(6, SKILL, "x", {"scope_distractor": 2})
     with tempfile.TemporaryDirectory() as tmp:

@@ -98,7 +98,7 @@ def duplicate_claim_across_periods(world: World, level: int, rng: random.Random,
         (
             rerun.date(),
             "The order importer was re-run and inserted some orders a second time under a new id (same "
-            "external_ref); the first row of an external_ref is the real order.",
+            "external_ref); the row with the lowest id of an external_ref is the real order.",
         )
     )
     world.tag("duplicate_claim_across_periods", "FR")
@@ -262,7 +262,8 @@ def docs_disagree_with_live_state(world: World, level: int, rng: random.Random, 
     harmless = benign(rng, level)
     if not harmless:
         world.recorded.remove("0008")  # applied by hand, never recorded
-        world.log.append((shift(world.month, -3) + timedelta(days=11), "Created idx_orders_created_at by hand."))
+        world.log = [(day, text.replace("migrations 0008 and 0009", "migration 0009")) for day, text in world.log]
+        world.log.append((shift(world.month, -3) + timedelta(days=12), "Created idx_orders_created_at by hand."))
     if level >= 2 and not harmless:
         world.applied.discard("0009")  # recorded, but its column never reached the live schema
     if level == 3:

@@ -10,8 +10,7 @@ from pydantic import Field
 
 from resources.lake import LakeResource
 from resources.llm import LlmResource
-from skill2env.agent.loop import LoopLimits
-from skill2env.agent.rollout import sandbox_slots
+from skill2env.agent import LoopLimits, sandbox_slots
 from skill2env.compoworld.graph import build_graph
 from skill2env.compoworld.rollout import COMPO_POLICIES, policy_label, roll_out_compo
 from skill2env.compoworld.rollout_tables import compo_rollouts_frame
@@ -33,7 +32,7 @@ from skill2env.compoworld.world_model_llm import LlmWorldModel
 from skill2env.formatting import markdown_table
 from skill2env.lake.lake import Lake, TableWrite
 from skill2env.lake.sqlfiles import load_sql
-from skill2env.llm.errors import ModelNotConfigured
+from skill2env.llm import ModelNotConfigured
 from skill2env.thresholds import FULL_CREDIT_AT
 
 # A single-run backfill policy is how a partition range runs as one run; its "beta" label is noise for users.

@@ -20,9 +20,8 @@ from assets.partitions import domain_partitions
 from assets.progress import each_partition, progress_logger
 from resources.lake import LakeResource
 from resources.llm import LlmResource
-from skill2env.agent.markers import AttemptLog, close_attempts
+from skill2env.agent import AttemptLog, RolloutRunner, close_attempts
 from skill2env.agent.policies import pipeline_policy
-from skill2env.agent.rollout import RolloutRunner
 from skill2env.agent.stage import RolloutStage, rollout_stage, stage_summary
 from skill2env.exports.plots import (
     METADATA_DPI,
@@ -38,7 +37,7 @@ from skill2env.hardening.stage import HardeningInputs, adaptive_threshold, harde
 from skill2env.home import DEFAULT_ITERATIONS, Home, default_skills_root
 from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
-from skill2env.llm.errors import ModelNotConfigured
+from skill2env.llm import ModelNotConfigured
 from skill2env.rubric.judge import session_judge
 from skill2env.sandbox.backends import resolve_backend
 from skill2env.thresholds import SFT_MIN_REWARD

@@ -14,7 +14,7 @@ from skill2env.formatting import markdown_table
 from skill2env.home import Home, default_skills_root
 from skill2env.lake.lake import TableWrite
 from skill2env.lake.sqlfiles import load_sql
-from skill2env.llm.errors import ModelNotConfigured
+from skill2env.llm import ModelNotConfigured
 from skill2env.tasks.authoring import AuthorLoadError
 from skill2env.tasks.authors import AUTO, choose_author
 from skill2env.tasks.build import Authored, author_tasks

@@ -20,10 +20,7 @@ import time
 from pathlib import Path
 
 from skill2env.kits import KITS
-from skill2env.sandbox.backends import BackendName, make_sandbox
-from skill2env.sandbox.base import Sandbox, SandboxLimits
-from skill2env.sandbox.policies import OraclePolicy
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import BackendName, OraclePolicy, Sandbox, SandboxLimits, TaskDir, make_sandbox
 from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.harbor import write_task_dir
 from skill2env.validation.gates import run_policy

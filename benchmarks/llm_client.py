@@ -31,10 +31,7 @@ from pathlib import Path
 
 import httpx
 
-from skill2env.llm.cache import CacheMode, ResponseCache
-from skill2env.llm.client import ModelClient
-from skill2env.llm.config import RoleConfig
-from skill2env.llm.ledger import Ledger
+from skill2env.llm import CacheMode, Ledger, ModelClient, ResponseCache, RoleConfig
 
 SERVER = Path(__file__).resolve().parents[1] / "tests" / "llm_server.py"
 MESSAGES = [

@@ -49,18 +49,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skill2env.agent.actors import SolverPolicy
-from skill2env.agent.markers import AttemptLog
-from skill2env.agent.rollout import RolloutRunner, TaskRef, attempt_specs
-from skill2env.agent.trajectory import Trajectory
+from skill2env.agent import AttemptLog, RolloutRunner, SolverPolicy, TaskRef, Trajectory, attempt_specs
 from skill2env.home import Home
 from skill2env.lake.lake import Lake
-from skill2env.llm.cache import CacheMode, ResponseCache
-from skill2env.llm.client import ModelClient
-from skill2env.llm.config import RoleConfig
-from skill2env.sandbox.backends import BACKEND_NAMES, BackendName
-from skill2env.sandbox.base import ExecResult, Sandbox, SandboxLimits
-from skill2env.sandbox.task import TaskDir
+from skill2env.llm import CacheMode, ModelClient, ResponseCache, RoleConfig
+from skill2env.sandbox import BACKEND_NAMES, BackendName, ExecResult, Sandbox, SandboxLimits, TaskDir
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "harbor" / "csv-aggregation"

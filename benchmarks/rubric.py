@@ -35,14 +35,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from skill2env.rubric.bundle import verify_command, write_bundle
-from skill2env.rubric.evaluate import verify_in_sandbox, verify_rollout
-from skill2env.rubric.models import Rubric
+from skill2env.rubric import Rubric, verify_in_sandbox, verify_rollout, write_bundle
+from skill2env.rubric.bundle import verify_command
 from skill2env.rubric.verify_main import verify
-from skill2env.sandbox.backends import BACKEND_NAMES, BackendName, make_sandbox
-from skill2env.sandbox.base import SandboxLimits
-from skill2env.sandbox.policies import OraclePolicy
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import BACKEND_NAMES, BackendName, OraclePolicy, SandboxLimits, TaskDir, make_sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "rubric_tasks" / "sales-summary"

@@ -21,9 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from skill2env.sandbox.backends import BACKEND_NAMES, BackendName, make_sandbox
-from skill2env.sandbox.base import SandboxLimits
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import BACKEND_NAMES, BackendName, SandboxLimits, TaskDir, make_sandbox
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "harbor" / "csv-aggregation"
 GOALS_MS = {"docker": 60.0, "bwrap": 15.0}

@@ -7,8 +7,7 @@ import dagster as dg
 
 from skill2env.home import Home
 from skill2env.lake.lake import Lake
-from skill2env.llm.config import LlmSettings
-from skill2env.llm.ledger import CallContext
+from skill2env.llm import CallContext, LlmSettings
 from skill2env.llm.session import LlmSession
 
 

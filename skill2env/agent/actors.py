@@ -22,12 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from skill2env.agent.tools import MAX_COMMAND_TIMEOUT_S
-from skill2env.llm.client import ModelClient
-from skill2env.llm.tools import Tool, ToolCall
+from skill2env.llm import ModelClient, Tool, ToolCall
 from skill2env.llm.wire import Message
-from skill2env.sandbox.base import Sandbox
+from skill2env.sandbox import Sandbox, TaskDir
 from skill2env.sandbox.policies import SOLUTION_DIR, truncated_script
-from skill2env.sandbox.task import TaskDir
 
 SCRIPTED_POLICIES = ("oracle", "nop", "partial")
 SCRIPT_PREFIX = "script:"

@@ -30,11 +30,10 @@ from pydantic import BaseModel, Field
 from skill2env.agent.actors import Actor, Decision
 from skill2env.agent.tools import AGENT_TOOLS, MAX_COMMAND_TIMEOUT_S, OBSERVATION_CHARS, ToolOutcome, ToolRunner
 from skill2env.agent.trajectory import Observation, RolloutStatus, StepMetrics, StepToolCall, Trajectory
-from skill2env.llm.errors import ModelError
-from skill2env.llm.tools import ToolCall, tool_result_message
+from skill2env.llm import ModelError, ToolCall, tool_result_message
 from skill2env.llm.wire import Message
-from skill2env.sandbox.errors import SandboxBroken, SandboxDeadlineExceeded, SandboxError
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import SandboxDeadlineExceeded, SandboxError, TaskDir
+from skill2env.sandbox.errors import SandboxBroken
 
 log = logging.getLogger(__name__)
 

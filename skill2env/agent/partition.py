@@ -26,7 +26,7 @@ from skill2env.agent.tables import rollouts_frame, trajectory_steps_frame
 from skill2env.agent.trajectory import Trajectory
 from skill2env.home import Home
 from skill2env.lake.lake import TableWrite
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import TaskDir
 from skill2env.tasks.store import TaskStore
 
 

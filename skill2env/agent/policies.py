@@ -6,8 +6,8 @@ from __future__ import annotations
 from skill2env.agent.actors import POLICY_SCRIPT, Actor, Policy, ScriptActor, policy_from_name
 from skill2env.agent.shallow import shallow_deliverables
 from skill2env.agent.tools import MAX_COMMAND_TIMEOUT_S
-from skill2env.llm.client import ModelClient
-from skill2env.sandbox.task import TaskDir
+from skill2env.llm import ModelClient
+from skill2env.sandbox import TaskDir
 
 NAIVE = "naive"
 OFFLINE_AUTHOR_PREFIX = "offline:"

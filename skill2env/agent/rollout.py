@@ -42,10 +42,8 @@ from skill2env.agent.markers import AttemptLog
 from skill2env.agent.tools import ToolRunner
 from skill2env.agent.trajectory import Trajectory, utc_now, write_atomically
 from skill2env.home import Home
-from skill2env.sandbox.backends import BackendName, make_sandbox
-from skill2env.sandbox.base import Sandbox, SandboxLimits, new_rollout_id
-from skill2env.sandbox.errors import SandboxError
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import BackendName, Sandbox, SandboxError, SandboxLimits, TaskDir, make_sandbox
+from skill2env.sandbox.base import new_rollout_id
 from skill2env.tasks.harbor import task_digest
 from skill2env.tasks.store import TaskStore
 

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from skill2env.rubric import Rubric
 from skill2env.rubric.eval_spec import load_eval_spec
-from skill2env.rubric.models import Rubric
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import TaskDir
 
 RUBRIC_FILE = "rubric.json"
 EVAL_SPEC_FILE = "eval_spec.json"

@@ -19,14 +19,9 @@ from skill2env.exports.sft import Candidate, sft_frame
 from skill2env.home import Home
 from skill2env.lake.lake import TableWrite
 from skill2env.lake.partitions import stage_partition
-from skill2env.rubric.evaluate import verify_workspace
-from skill2env.rubric.judge import Judge
-from skill2env.rubric.models import Rubric
-from skill2env.rubric.results import ItemResult, VerificationResult
+from skill2env.rubric import ItemResult, Judge, Rubric, VerificationResult, verify_workspace
 from skill2env.rubric.tables import ScoredRollout, scores_frame
-from skill2env.sandbox.backends import BackendName, make_sandbox
-from skill2env.sandbox.base import SandboxLimits
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import BackendName, SandboxLimits, TaskDir, make_sandbox
 
 
 @dataclass(frozen=True)

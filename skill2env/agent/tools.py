@@ -20,10 +20,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from skill2env.llm import Tool
 from skill2env.llm.structured import validation_errors
-from skill2env.llm.tools import Tool
-from skill2env.sandbox.base import ExecResult, Sandbox
-from skill2env.sandbox.errors import SandboxTimeout
+from skill2env.sandbox import ExecResult, Sandbox, SandboxTimeout
 
 OBSERVATION_CHARS = 16_000
 """Default cap on one observation: a head and a tail of this many characters together."""

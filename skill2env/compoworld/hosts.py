@@ -27,10 +27,8 @@ from skill2env.compoworld.gateway import Envelope, Gateway
 from skill2env.compoworld.selftest import stage
 from skill2env.compoworld.tasks import CompoTask, task_world
 from skill2env.compoworld.world_model import WorldModel
-from skill2env.sandbox.base import SandboxLimits
+from skill2env.sandbox import SandboxError, SandboxLimits, TaskDir
 from skill2env.sandbox.bwrap_backend import BwrapSandbox, bwrap_available
-from skill2env.sandbox.errors import SandboxError
-from skill2env.sandbox.task import TaskDir
 
 HostName = Literal["in_process", "bwrap"]
 HOST_NAMES: tuple[str, ...] = ("in_process", "bwrap")

@@ -33,18 +33,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skill2env.agent.actors import SCRIPT_PREFIX, Actor, Decision, ModelActor, ScriptActor, ScriptedCall, load_script
-from skill2env.agent.loop import LoopLimits, run_agent
-from skill2env.agent.tools import AgentTool, ToolOutcome, truncate
-from skill2env.agent.trajectory import Trajectory, utc_now
+from skill2env.agent import Actor, Decision, LoopLimits, ToolOutcome, Trajectory, run_agent, truncate
+from skill2env.agent.actors import SCRIPT_PREFIX, ModelActor, ScriptActor, ScriptedCall, load_script
+from skill2env.agent.tools import AgentTool
+from skill2env.agent.trajectory import utc_now
 from skill2env.compoworld.gateway import META_TOOLS
 from skill2env.compoworld.hosts import GatewayHost, make_host
 from skill2env.compoworld.reward import group_reward
 from skill2env.compoworld.scoring import score
 from skill2env.compoworld.tasks import CompoTask
 from skill2env.compoworld.world_model import WorldModel
-from skill2env.llm.client import ModelClient
-from skill2env.llm.tools import Tool
+from skill2env.llm import ModelClient, Tool
 from skill2env.llm.wire import Message
 from skill2env.sandbox.base import new_rollout_id
 

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from skill2env.agent.tables import ROLLOUTS_SCHEMA, rollouts_frame
+from skill2env.agent import rollouts_frame
+from skill2env.agent.tables import ROLLOUTS_SCHEMA
 from skill2env.compoworld.rollout import CompoAttempt, meta_tool_counts, services_called
 
 LIST = pl.List(pl.String())

@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from skill2env.compoworld.schema import resolve
 from skill2env.compoworld.service import BOOKKEEPING_FIELDS
 from skill2env.compoworld.types import TYPE_KEY
-from skill2env.rubric.models import CheckSpec, Rubric
+from skill2env.rubric import CheckSpec, Rubric
 
 Path = list[str | int]
 States = Mapping[str, Mapping[str, Any]]

@@ -38,7 +38,7 @@ from skill2env.compoworld.universe import Universe, generate_universe
 from skill2env.compoworld.walks import MAX_LENGTH, MIN_LENGTH, Walk, walks
 from skill2env.compoworld.world import World
 from skill2env.compoworld.world_model import RecordedWorldModel, SimulationRecord, Simulator, WorldModel
-from skill2env.rubric.models import CheckSpec, Method, Rubric, RubricItem
+from skill2env.rubric import CheckSpec, Method, Rubric, RubricItem
 from skill2env.thresholds import FULL_CREDIT_AT, NOP_AT_MOST, PASS_THRESHOLD
 
 COMPO_TASK_SCHEMA_VERSION = 1

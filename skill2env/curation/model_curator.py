@@ -22,9 +22,16 @@ from pydantic import BaseModel, Field, create_model
 
 from skill2env.catalog.models import SkillRecord
 from skill2env.curation.models import Outcome, Verdict
-from skill2env.llm.client import ModelClient
-from skill2env.llm.errors import ModelError, ModelOutputInvalid, ModelRefused, ModelTruncated, ModelUnavailable
-from skill2env.llm.prompts import Prompt, render
+from skill2env.llm import (
+    ModelClient,
+    ModelError,
+    ModelOutputInvalid,
+    ModelRefused,
+    ModelTruncated,
+    ModelUnavailable,
+    Prompt,
+    render,
+)
 from skill2env.llm.session import LlmSession
 
 logger = logging.getLogger(__name__)

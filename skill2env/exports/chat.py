@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from skill2env.agent.trajectory import Trajectory
+from skill2env.agent import Trajectory
 
 FINISH_TOOL = "finish"
 

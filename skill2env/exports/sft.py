@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from skill2env.agent.trajectory import Trajectory
+from skill2env.agent import Trajectory
 from skill2env.exports.chat import ChatExample, ChatExampleError, chat_example
 from skill2env.lake.ports import Snapshot
 from skill2env.lake.sqlfiles import load_sql

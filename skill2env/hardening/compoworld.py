@@ -43,7 +43,7 @@ from skill2env.compoworld.tasks import (
 from skill2env.compoworld.walks import Walk, edge_weight
 from skill2env.compoworld.world import World
 from skill2env.compoworld.world_model import RecordedWorldModel, WorldModel
-from skill2env.rubric.models import CheckSpec, Method, Rubric, RubricItem
+from skill2env.rubric import CheckSpec, Method, Rubric, RubricItem
 from skill2env.thresholds import HARDEN_ABOVE
 
 MAX_CHAIN = 10

@@ -26,9 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from skill2env.hardening.diagnosis import Diagnosis, evidence_files
 from skill2env.hardening.revise import AddChallenge, Change, HardeningProposal, RevisionError, StrengthenChallenge
 from skill2env.hardening.revise import revise_blueprint as apply_proposal
-from skill2env.llm.client import ModelClient
-from skill2env.llm.errors import ModelError
-from skill2env.llm.prompts import Prompt, render
+from skill2env.llm import ModelClient, ModelError, Prompt, render
 from skill2env.llm.session import LlmSession
 from skill2env.patterns.models import Origin, Pattern
 from skill2env.patterns.pool import PatternPool

@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from skill2env.rubric.models import WEIGHT_TOLERANCE, RubricItem
+from skill2env.rubric import RubricItem
+from skill2env.rubric.models import WEIGHT_TOLERANCE
 from skill2env.tasks.blueprint import AcceptanceCriterion, Blueprint, Deliverable, Fact
 
 WEIGHT_DIGITS = 10

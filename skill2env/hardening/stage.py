@@ -48,8 +48,8 @@ from skill2env.llm.session import LlmSession
 from skill2env.patterns.library import current_pool
 from skill2env.patterns.pool import PatternPool
 from skill2env.patterns.tables import addition_frame
-from skill2env.rubric.models import Rubric
-from skill2env.sandbox.backends import BackendName
+from skill2env.rubric import Rubric
+from skill2env.sandbox import BackendName
 from skill2env.tasks.authoring import Rejection
 from skill2env.tasks.blueprint import Blueprint, SkillRef
 from skill2env.tasks.build import build_task

@@ -16,7 +16,7 @@ from skill2env.kits.spec import ChallengeSpec, Composition, Item, KitError
 from skill2env.patterns.models import InformationLevel, Trait
 from skill2env.patterns.pool import seed_pool
 from skill2env.patterns.traits import SkillProfile, skill_traits
-from skill2env.rubric.models import Method, Rubric, RubricItem
+from skill2env.rubric import Method, Rubric, RubricItem
 from skill2env.tasks.blueprint import (
     AcceptanceCriterion,
     Blueprint,

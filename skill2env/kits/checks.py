@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill2env.rubric.models import CheckSpec
+from skill2env.rubric import CheckSpec
 
 MONEY_TOLERANCE = 0.005
 

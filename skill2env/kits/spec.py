@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from skill2env.patterns.models import InformationLevel
-from skill2env.rubric.models import CheckSpec
+from skill2env.rubric import CheckSpec
 from skill2env.tasks.blueprint import Fact
 
 _FACT_ID = re.compile(r"[^a-z0-9_.-]+")

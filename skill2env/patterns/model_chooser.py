@@ -14,9 +14,7 @@ from dataclasses import replace
 
 from pydantic import BaseModel, Field
 
-from skill2env.llm.client import ModelClient
-from skill2env.llm.errors import ModelError
-from skill2env.llm.prompts import Prompt, render
+from skill2env.llm import ModelClient, ModelError, Prompt, render
 from skill2env.llm.session import LlmSession
 from skill2env.patterns.models import Trait
 from skill2env.patterns.pool import PatternPool

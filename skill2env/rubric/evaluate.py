@@ -42,9 +42,9 @@ from skill2env.rubric.eval_spec import (
 from skill2env.rubric.judge import DEFAULT_SEED, Judge, judge_item
 from skill2env.rubric.models import TASK_SCRIPT_CHECK, Method, Rubric, RubricItem
 from skill2env.rubric.results import ItemResult, ItemStatus, VerificationResult
-from skill2env.sandbox.base import AGENT_USER, ROOT_USER, ExecResult, Sandbox
-from skill2env.sandbox.errors import SandboxBroken, SandboxError, SandboxTimeout
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import ExecResult, Sandbox, SandboxError, SandboxTimeout, TaskDir
+from skill2env.sandbox.base import AGENT_USER, ROOT_USER
+from skill2env.sandbox.errors import SandboxBroken
 
 Mode = Literal["checks", "task_script"]
 RESET_SCRIPT = (

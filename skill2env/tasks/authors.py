@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from skill2env.kits.authoring import OfflineAuthor
+from skill2env.kits import OfflineAuthor
 from skill2env.lake.ports import AppendLog
-from skill2env.llm.config import LlmSettings
-from skill2env.llm.errors import ModelNotConfigured
-from skill2env.llm.ledger import CallContext
+from skill2env.llm import CallContext, LlmSettings, ModelNotConfigured
 from skill2env.tasks.authoring import Author, load_author
 from skill2env.tasks.model_author import ROLE, model_author
 

@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from skill2env.rubric import Method, Rubric
 from skill2env.rubric.eval_spec import missing_test_references
-from skill2env.rubric.models import Method, Rubric
 from skill2env.sandbox.task import DEFAULT_WORKDIR, workdir_of
 from skill2env.tasks.harbor import TaskPaths
 

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from skill2env.patterns.models import InformationLevel
-from skill2env.rubric.models import Rubric
+from skill2env.rubric import Rubric
 
 BLUEPRINT_SCHEMA_VERSION = 1
 

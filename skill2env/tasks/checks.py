@@ -29,7 +29,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from skill2env.patterns.models import InformationLevel
-from skill2env.rubric.models import WEIGHT_TOLERANCE, Method
+from skill2env.rubric import Method
+from skill2env.rubric.models import WEIGHT_TOLERANCE
 from skill2env.tasks.blueprint import Blueprint, Fact
 from skill2env.tasks.documents import Extracted, extract
 from skill2env.tasks.draft import TaskDraft

@@ -18,7 +18,7 @@ from rich.table import Table
 from skill2env.home import Home
 from skill2env.lake.lake import Lake, LakeError, TableWrite
 from skill2env.lake.sqlfiles import load_sql
-from skill2env.sandbox.backends import BACKEND_NAMES
+from skill2env.sandbox import BACKEND_NAMES
 from skill2env.tasks.exchange import IMPORT_CODE_VERSION, import_source, import_tree, task_dirs
 from skill2env.tasks.export import ExportError, by_task_version, export_tasks
 from skill2env.tasks.harbor_check import HarborNotFound, check_tasks, find_harbor, run_oracle

@@ -23,8 +23,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from skill2env.rubric import CheckSpec, Method, Rubric
 from skill2env.rubric.eval_spec import EvalSpecError, rubric_from_eval_spec
-from skill2env.rubric.models import TASK_SCRIPT_CHECK, CheckSpec, Method, Rubric
+from skill2env.rubric.models import TASK_SCRIPT_CHECK
 from skill2env.tasks.authors_layout import layout_gaps
 from skill2env.tasks.harbor import TaskPaths
 from skill2env.tasks.harbor_config import TaskConfig, unknown_keys

@@ -18,10 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from skill2env.sandbox.backends import BackendName, make_sandbox
-from skill2env.sandbox.base import SandboxLimits
-from skill2env.sandbox.errors import SandboxError, SandboxTimeout, SandboxUnavailable
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import (
+    BackendName,
+    SandboxError,
+    SandboxLimits,
+    SandboxTimeout,
+    SandboxUnavailable,
+    TaskDir,
+    make_sandbox,
+)
 
 SCRIPT_PATH = "/tmp/skill2env_generate.py"  # noqa: S108 — the sandbox's private /tmp
 STDERR_TAIL_CHARS = 1500

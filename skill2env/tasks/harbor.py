@@ -22,7 +22,7 @@ import posixpath
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from skill2env.rubric.models import Method, Rubric
+from skill2env.rubric import Method, Rubric
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.tasks.draft import TaskDraft
 from skill2env.tasks.harbor_config import (

@@ -30,14 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skill2env.rubric.bundle import (
-    CHECKS_PACKAGE,
-    RUBRIC_FILE,
-    TESTS_MOUNT,
-    VERIFIER_LOGS,
-    verifier_bundle,
-    verify_command,
-)
+from skill2env.rubric import verifier_bundle
+from skill2env.rubric.bundle import CHECKS_PACKAGE, RUBRIC_FILE, TESTS_MOUNT, VERIFIER_LOGS, verify_command
 from skill2env.sandbox.base_image import BASE_IMAGE_REPOSITORY, SANDBOX_USER, BaseImageRecipe
 from skill2env.tasks.harbor import JUDGE_ENV, TASK_ORG, iter_files
 from skill2env.tasks.harbor_config import TaskConfig, VerifierEnvironmentMode

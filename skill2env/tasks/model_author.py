@@ -39,14 +39,19 @@ from pathlib import Path
 from typing import Any
 
 from skill2env.lake.ports import AppendLog
-from skill2env.llm.client import ModelClient
-from skill2env.llm.config import LlmSettings
-from skill2env.llm.errors import ModelOutputError, ModelOutputInvalid
-from skill2env.llm.ledger import CallContext, Ledger
-from skill2env.llm.prompts import Prompt, render
+from skill2env.llm import (
+    CallContext,
+    Ledger,
+    LlmSettings,
+    ModelClient,
+    ModelOutputError,
+    ModelOutputInvalid,
+    Prompt,
+    render,
+)
 from skill2env.patterns.pool import PatternPool, seed_pool
 from skill2env.rubric.checks import REGISTRY
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import TaskDir
 from skill2env.tasks.author_answers import (
     BlueprintAnswer,
     BuildAnswer,

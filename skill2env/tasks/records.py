@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from skill2env.rubric.models import Rubric
+from skill2env.rubric import Rubric
 from skill2env.tasks.documents import file_format
 from skill2env.tasks.harbor import iter_files
 

@@ -22,8 +22,7 @@ import polars as pl
 from skill2env.home import Home
 from skill2env.lake.lake import TableWrite
 from skill2env.lake.partitions import stage_partition
-from skill2env.rubric.models import Method, Rubric
-from skill2env.rubric.results import ItemResult, ItemStatus
+from skill2env.rubric import ItemResult, ItemStatus, Method, Rubric
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.tasks.store import TaskStore
 from skill2env.validation.tasks import task_rubric

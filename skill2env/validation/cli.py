@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from skill2env.sandbox.backends import BACKEND_NAMES
+from skill2env.sandbox import BACKEND_NAMES
 from skill2env.validation.gates import validate_task
 from skill2env.validation.tasks import NoRubricError, task_rubric
 

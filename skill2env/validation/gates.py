@@ -35,22 +35,20 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skill2env.rubric.evaluate import verify_workspace
-from skill2env.rubric.judge import Judge
-from skill2env.rubric.models import Method, Rubric
-from skill2env.rubric.results import VerificationResult
-from skill2env.sandbox.backends import BackendName, make_sandbox
-from skill2env.sandbox.base import ExecResult, Sandbox, SandboxLimits
-from skill2env.sandbox.policies import (
+from skill2env.rubric import Judge, Method, Rubric, VerificationResult, verify_workspace
+from skill2env.sandbox import (
+    BackendName,
+    ExecResult,
     NopPolicy,
     OraclePolicy,
+    Sandbox,
+    SandboxLimits,
     ScriptedPolicy,
-    StepsPolicy,
+    TaskDir,
+    make_sandbox,
     run_scripted_rollout,
-    solution_steps,
-    steps_to_run,
 )
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox.policies import StepsPolicy, solution_steps, steps_to_run
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.thresholds import JUDGE_NOP_AT_MOST, JUDGE_ORACLE_AT_LEAST, NOP_AT_MOST, ORACLE_AT_LEAST
 from skill2env.validation.leaks import stored_task_leaks

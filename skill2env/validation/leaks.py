@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import TaskDir
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.tasks.checks import check_leaks, read_workspace
 

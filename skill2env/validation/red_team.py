@@ -14,18 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from skill2env.agent.actors import Policy, policy_from_name
+from skill2env.agent import AttemptSpec, Policy, RolloutRunner, Trajectory, policy_from_name
 from skill2env.agent.flags import flags_frame
-from skill2env.agent.rollout import AttemptSpec, RolloutRunner
-from skill2env.agent.trajectory import Trajectory
 from skill2env.home import Home
 from skill2env.llm.session import LlmSession
-from skill2env.rubric.evaluate import verify_workspace
-from skill2env.rubric.models import Method, Rubric
-from skill2env.rubric.results import VerificationResult
-from skill2env.sandbox.backends import BackendName
-from skill2env.sandbox.base import Sandbox
-from skill2env.sandbox.task import TaskDir
+from skill2env.rubric import Method, Rubric, VerificationResult, verify_workspace
+from skill2env.sandbox import BackendName, Sandbox, TaskDir
 from skill2env.validation.hack_probes import ProbeOutcome, ProbeStatus
 
 STRATEGY = "red_team_model"

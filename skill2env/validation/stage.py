@@ -16,8 +16,8 @@ import polars as pl
 from skill2env.home import Home
 from skill2env.lake.lake import TableWrite
 from skill2env.lake.partitions import stage_partition
-from skill2env.rubric.judge import Judge
-from skill2env.sandbox.backends import BackendName
+from skill2env.rubric import Judge
+from skill2env.sandbox import BackendName
 from skill2env.validation.hack_probes.tables import HACK_PROBES_SCHEMA, hack_probes_frame
 from skill2env.validation.red_team import RedTeam
 from skill2env.validation.tables import VALIDATIONS_SCHEMA, validations_frame

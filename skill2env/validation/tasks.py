@@ -7,10 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from skill2env.rubric import Judge, Rubric
 from skill2env.rubric.eval_spec import load_eval_spec
-from skill2env.rubric.judge import Judge
-from skill2env.rubric.models import Rubric
-from skill2env.sandbox.backends import BackendName
+from skill2env.sandbox import BackendName
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.validation.gates import Validation, validate_task
 from skill2env.validation.red_team import RedTeam

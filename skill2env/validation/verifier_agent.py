@@ -31,14 +31,20 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from skill2env.kits.base import expected_fact
-from skill2env.llm.client import ModelClient
-from skill2env.llm.errors import ModelError, ModelOutputInvalid, ModelRefused, ModelTruncated, ModelUnavailable
-from skill2env.llm.prompts import Prompt, render
+from skill2env.llm import (
+    ModelClient,
+    ModelError,
+    ModelOutputInvalid,
+    ModelRefused,
+    ModelTruncated,
+    ModelUnavailable,
+    Prompt,
+    render,
+)
 from skill2env.llm.session import LlmSession
 from skill2env.patterns.models import InformationLevel
-from skill2env.rubric.models import Method, Rubric, RubricItem
-from skill2env.rubric.results import ItemResult, ItemStatus
-from skill2env.sandbox.task import TaskDir
+from skill2env.rubric import ItemResult, ItemStatus, Method, Rubric, RubricItem
+from skill2env.sandbox import TaskDir
 from skill2env.tasks.blueprint import Blueprint, Fact
 from skill2env.tasks.checks import FILE_PARAMS, check_discoverable_facts, read_workspace
 from skill2env.tasks.documents import Extracted, file_format

@@ -52,3 +52,34 @@ def test_the_library_never_imports_the_orchestration_layers(layer: str) -> None:
         and any(module == layer or module.startswith(layer + ".") for module, _ in _imports(path))
     )
     assert importers == []
+
+
+FACED_PACKAGES = ("agent", "kits", "llm", "rubric", "sandbox")
+"""Packages with a curated `__all__`: the rest of the code imports what they offer from the package."""
+OUTSIDE_CODE = ("skill2env", "assets", "resources", "benchmarks")
+
+
+def _face(package: str) -> set[str]:
+    tree = ast.parse((PACKAGE / package / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+            assert isinstance(node.value, ast.List | ast.Tuple)
+            return {str(ast.literal_eval(element)) for element in node.value.elts}
+    raise AssertionError(f"skill2env/{package}/__init__.py has no __all__")
+
+
+@pytest.mark.parametrize("package", FACED_PACKAGES)
+def test_code_outside_a_package_imports_what_its_face_offers_from_the_face(package: str) -> None:
+    face, prefix = _face(package), f"skill2env.{package}."
+    root = PACKAGE.parent
+    bypassing = []
+    for top in OUTSIDE_CODE:
+        for path in sorted((root / top).rglob("*.py")):
+            module = path.relative_to(root).with_suffix("").as_posix().replace("/", ".")
+            if module.startswith(prefix) or module == prefix.rstrip("."):
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in tree.body:  # imports inside functions may break a cycle on purpose
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(prefix):
+                    bypassing += [f"{module}: {node.module}.{a.name}" for a in node.names if a.name in face]
+    assert face and bypassing == []

@@ -19,7 +19,7 @@ from skill2env.kits.configaudit.patterns import PATTERNS, TRANSFORMERS
 from skill2env.kits.configaudit.world import RULES, Expected, World, expected, generate
 from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, apply_patterns
 from skill2env.patterns.models import InformationLevel, Trait
-from skill2env.rubric.models import CheckSpec
+from skill2env.rubric import CheckSpec
 
 FINDINGS = "output/findings.csv"
 SUMMARY = "output/summary.json"

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skill2env.rubric import Method, Rubric, VerificationResult
 from skill2env.rubric.bundle import TESTS_MOUNT, VERIFIER_LOGS, verify_command
 from skill2env.rubric.evaluate import (
     VerifierInfraError,
@@ -62,11 +63,8 @@ from skill2env.rubric.evaluate import (
     reset_verifier_dirs,
 )
 from skill2env.rubric.judge import DEFAULT_SEED
-from skill2env.rubric.models import Method, Rubric
-from skill2env.rubric.results import VerificationResult
-from skill2env.sandbox.base import ROOT_USER, Sandbox
-from skill2env.sandbox.errors import SandboxError
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import Sandbox, SandboxError, TaskDir
+from skill2env.sandbox.base import ROOT_USER
 
 BATCH_ROOT = "/logs/hack-probes"
 """Where the candidates go in the verification sandbox: outside the workspace, cleared with it."""

@@ -31,14 +31,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TypeVar
 
-from skill2env.rubric.evaluate import PREPARE_FAILED, load_workspace, verify_in_sandbox, verify_workspace
-from skill2env.rubric.judge import Judge
-from skill2env.rubric.models import Method, Rubric
-from skill2env.rubric.results import ItemStatus, VerificationResult
-from skill2env.sandbox.base import AGENT_USER, ExecResult, Sandbox
-from skill2env.sandbox.errors import SandboxError
-from skill2env.sandbox.policies import ScriptedPolicy, run_scripted_rollout
-from skill2env.sandbox.task import TaskDir
+from skill2env.rubric import ItemStatus, Judge, Method, Rubric, VerificationResult, verify_in_sandbox, verify_workspace
+from skill2env.rubric.evaluate import PREPARE_FAILED, load_workspace
+from skill2env.sandbox import ExecResult, Sandbox, SandboxError, ScriptedPolicy, TaskDir, run_scripted_rollout
+from skill2env.sandbox.base import AGENT_USER
 from skill2env.validation.gates import NOP_AT_MOST, Gate, GateOutcome, GateStatus, deterministic_reward, run_policy
 from skill2env.validation.hack_probes.batch import Batch, BatchRun, batch_applies
 from skill2env.validation.hack_probes.content import ADDITIVE

@@ -20,7 +20,7 @@ from skill2env.kits.coderepair.patterns import PATTERNS, TRANSFORMERS
 from skill2env.kits.coderepair.world import BUGS, MODULE_OF, VENDOR_LIB, World, generate, loaded, module_sources, truth
 from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, apply_patterns
 from skill2env.patterns.models import InformationLevel, Trait
-from skill2env.rubric.models import CheckSpec
+from skill2env.rubric import CheckSpec
 
 REGRESSION = "output/regression_tests.py"
 REPORT_JSON = "output/report.json"

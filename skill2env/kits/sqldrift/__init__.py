@@ -23,7 +23,7 @@ from skill2env.kits.sqldrift.docs import DATABASE, OPS_LOG, SETTINGS, database_s
 from skill2env.kits.sqldrift.patterns import COUNTRY, PATTERNS, TRANSFORMERS
 from skill2env.kits.sqldrift.world import World, figures, generate, month_text, pending, untracked
 from skill2env.patterns.models import InformationLevel, Trait
-from skill2env.rubric.models import CheckSpec
+from skill2env.rubric import CheckSpec
 
 QUERY = "output/revenue_by_country.sql"
 REPORT = "output/report.json"

@@ -10,7 +10,6 @@ partition `<domain>@i<k>`, with an `iteration` column, so the asset graph shows 
 
 import warnings
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 import dagster as dg
@@ -34,7 +33,7 @@ from skill2env.exports.plots import (
 from skill2env.exports.sft import COMPOWORLD_SOURCE, sft_export_frame, write_sft
 from skill2env.formatting import markdown_table
 from skill2env.hardening.stage import HardeningInputs, adaptive_threshold, harden_stage, session_hardeners
-from skill2env.home import DEFAULT_ITERATIONS, Home, default_skills_root
+from skill2env.home import DEFAULT_ITERATIONS, Home
 from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.llm import ModelNotConfigured
@@ -292,8 +291,6 @@ class HardeningConfig(StageConfig):
     scripted naive baseline (deliberately weak, so an absolute 0.7 would never fire)."""
     threshold: float = 0.7
     percentile: float = 50.0
-    skills_root: str = str(default_skills_root())
-    """The folder the catalog walked: the skill is copied into every rebuilt task."""
 
 
 def verification_asset(iteration: int) -> dg.AssetsDefinition:
@@ -363,7 +360,7 @@ def hardening_asset(iteration: int) -> dg.AssetsDefinition:
             stages = []
             for domain in each_partition(context):  # each domain reads the patterns the previous one grew
                 stage = harden_stage(_hardening_inputs(store, domain, iteration), home, domain, iteration,
-                                     skills_root=Path(config.skills_root), threshold=thresholds[domain],
+                                     threshold=thresholds[domain],
                                      inclusive=trigger == "adaptive", hardeners=hardeners)  # fmt: skip
                 for frame in stage.additions:
                     store.append("pattern_additions", frame)

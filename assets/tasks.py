@@ -11,7 +11,7 @@ from assets.progress import each_partition, progress_logger
 from resources.lake import LakeResource
 from resources.llm import LlmResource, call_context
 from skill2env.formatting import markdown_table
-from skill2env.home import Home, default_skills_root
+from skill2env.home import Home
 from skill2env.lake.lake import TableWrite
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.llm import ModelNotConfigured
@@ -28,8 +28,9 @@ class TaskAuthoringConfig(dg.Config):
     author: str = AUTO
     """auto (the author role's model when it has an endpoint, else the world kits) | kits | model | none,
     or `package.module:attribute` of a custom author (an `Author` or a factory of one)."""
-    skills_root: str = str(default_skills_root())
-    """The folder the catalog walked: skill folders are copied from here into the task directories."""
+    skills_root: str = ""
+    """Where the skill folders are now, copied from here into the task directories; '' = the root each
+    skill's catalog row recorded (the folder the catalog walked)."""
 
 
 @dg.multi_asset(
@@ -66,12 +67,12 @@ def task_authoring(
         raise dg.Failure(description=str(exc)) from exc
     context.log.info(f"author: {author.name if author else 'none available (skills are recorded as skipped)'}")
     report = progress_logger(context, "skills authored")
+    root = Path(config.skills_root) if config.skills_root else None
     writes, results = [], Authored()
     for domain in each_partition(context):
         skills = store.query(load_sql("queries/authoring_skills_of_domain"), {"domain": domain}).to_dicts()
         selections = store.query(load_sql("queries/authoring_selections_of_domain"), {"domain": domain}).to_dicts()
-        authored = author_tasks(skills, selections, author, skills_root=Path(config.skills_root), store=tasks,
-                                progress=report)  # fmt: skip
+        authored = author_tasks(skills, selections, author, skills_root=root, store=tasks, progress=report)
         writes += [
             TableWrite("blueprints", blueprints_frame(authored.blueprints), partition_key=domain),
             TableWrite("tasks", tasks_frame(authored.tasks), partition_key=domain),

@@ -373,7 +373,7 @@ def run_pipeline(
     is a run of that job in the UI. `progress` and `stages` as for `run_catalog`."""
     with _forwarding(ProgressSinks(progress, stages)):
         catalog = _run_catalog(home, skills_root, workers=workers, log_level=log_level)
-        step_seconds = _run_environments(home, skills_root, options, log_level=log_level)
+        step_seconds = _run_environments(home, options, log_level=log_level)
     lake = Lake(home.lake_path)
     return PipelineOutcome(
         catalog=catalog,
@@ -393,17 +393,15 @@ def _count_dirs(folder: Path) -> int:
     return sum(1 for entry in folder.iterdir() if entry.is_dir()) if folder.is_dir() else 0
 
 
-def _run_environments(home: Home, skills_root: Path, options: PipelineOptions, *, log_level: str) -> dict[str, float]:
+def _run_environments(home: Home, options: PipelineOptions, *, log_level: str) -> dict[str, float]:
     bound = build_definitions(home=str(home.root), iterations=options.iterations)
     loggers = {"console": {"config": {"log_level": log_level}}, "progress": {}}
-    ops: dict[str, dict[str, object]] = {
-        "task_authoring": {"config": {"author": options.author, "skills_root": str(skills_root)}}
-    }
+    ops: dict[str, dict[str, object]] = {"task_authoring": {"config": {"author": options.author}}}
     ops |= stage_op_config(
         options.iterations,
         validations={"backend": options.backend},
         rollouts={"backend": options.backend, "policy": options.policy, "attempts": options.attempts},
-        hardening={"skills_root": str(skills_root), "threshold": options.threshold, "trigger": options.trigger,
+        hardening={"threshold": options.threshold, "trigger": options.trigger,
                    "backend": options.backend},
     )  # fmt: skip
     step_seconds: dict[str, float] = {}

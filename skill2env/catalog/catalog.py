@@ -64,7 +64,9 @@ def catalog_skills(root: Path, *, workers: int | None = None, progress: Progress
     return Catalog(
         # Domain-major order keeps each domain's rows contiguous in the lake, so a per-domain
         # read (curation) skips the other domains' row groups instead of scanning the catalog.
-        skills=concat_frames((r[0] for r in results), SKILLS_SCHEMA).sort("domain", "path", nulls_last=True),
+        skills=concat_frames((r[0] for r in results), SKILLS_SCHEMA)
+        .with_columns(root=pl.lit(str(root.resolve())))
+        .sort("domain", "path", nulls_last=True),
         skill_files=concat_frames((r[1] for r in results), SKILL_FILES_SCHEMA).sort("skill_path", "path"),
     )
 

@@ -17,6 +17,7 @@ SKILLS_SCHEMA = pl.Schema(
         "skill_id": pl.String(),
         "source": pl.String(),
         "path": pl.String(),
+        "root": pl.String(),
         "skill_md_file": pl.String(),
         "status": pl.String(),
         "reason": pl.String(),

@@ -54,6 +54,7 @@ from skill2env.tasks.authoring import Rejection
 from skill2env.tasks.blueprint import Blueprint, SkillRef
 from skill2env.tasks.build import build_task
 from skill2env.tasks.draft import TaskDraft
+from skill2env.tasks.harbor import TaskPaths
 from skill2env.tasks.records import TaskRecord, TaskStatus, task_files_of, task_id_of
 from skill2env.tasks.store import TaskStore
 from skill2env.tasks.tables import blueprints_frame, task_files_frame, tasks_frame
@@ -179,7 +180,6 @@ def harden_stage(
     domain: str,
     iteration: int,
     *,
-    skills_root: Path,
     threshold: float = HARDEN_ABOVE,
     inclusive: bool = False,
     hardeners: Hardeners | None = None,
@@ -190,7 +190,7 @@ def harden_stage(
     from skill2env.kits import KITS
 
     stage = HardeningStage(domain, iteration)
-    decider = _Decider(stage, TaskStore.of(home), skills_root, KITS, hardeners or Hardeners(),
+    decider = _Decider(stage, TaskStore.of(home), KITS, hardeners or Hardeners(),
                        current_pool(inputs.additions), threshold, inclusive, inputs.additions)  # fmt: skip
     for row in inputs.tasks:
         evidence = inputs.evidence(row["task_id"])
@@ -248,10 +248,10 @@ class _GroupEvidence:
 class _Decider:
     """Decides one task's round (see the module docstring) and collects the stage's outputs."""
 
-    def __init__(self, stage: HardeningStage, store: TaskStore, skills_root: Path, kits: Mapping[str, Any],
+    def __init__(self, stage: HardeningStage, store: TaskStore, kits: Mapping[str, Any],
                  hardeners: Hardeners, pool: PatternPool, threshold: float, inclusive: bool,
                  additions: pl.DataFrame) -> None:  # fmt: skip
-        self.stage, self.store, self.skills_root, self.kits = stage, store, skills_root, kits
+        self.stage, self.store, self.kits = stage, store, kits
         self.hardeners, self.pool, self.threshold, self.inclusive = hardeners, pool, threshold, inclusive
         self.logged: dict[tuple[str, str], str | None] = {
             (diagnosis, candidate): pooled
@@ -403,7 +403,9 @@ class _Decider:
 
     def _adopt(self, row: Mapping[str, Any], base: dict[str, Any], draft: TaskDraft) -> dict[str, Any]:
         """Store the hardened child; it replaces its parent only if it passes the checks and every gate."""
-        record = build_task(draft, self.store, skill_dir=self.skills_root / str(row["skill_path"]))
+        # The child carries the skill exactly as its parent does: the copy stored with the parent task.
+        parent_skill = TaskPaths(self.store.resolve(str(row["store_path"]))).skill_dir
+        record = build_task(draft, self.store, skill_dir=parent_skill if parent_skill.is_dir() else None)
         diff = draft.blueprint.revision.diff if draft.blueprint.revision else []
         base = base | {"revision_diff": json.dumps(diff, sort_keys=True, default=str)}
         if record.status != TaskStatus.built:

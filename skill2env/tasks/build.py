@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from skill2env.home import default_skills_root
 from skill2env.tasks.authoring import NO_AUTHOR_REASON, Author, Rejection
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.tasks.checks import CheckReport, Finding, Severity, check_draft
@@ -63,11 +64,13 @@ def author_tasks(
     selections: Sequence[Mapping[str, Any]],
     author: Author | None,
     *,
-    skills_root: Path,
     store: TaskStore,
+    skills_root: Path | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> Authored:
-    """One task attempt per skill that has selected patterns (`pattern_id` set in its selection rows)."""
+    """One task attempt per skill that has selected patterns (`pattern_id` set in its selection rows).
+    Each skill's folder is `skills_root / path` when a root is given, else under the root its catalog
+    row recorded (`root`), else under the default skills root."""
     chosen: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for row in selections:
         if row.get("pattern_id"):
@@ -88,7 +91,7 @@ def _author_one(
     skill: Mapping[str, Any],
     rows: Sequence[Mapping[str, Any]],
     author: Author | None,
-    skills_root: Path,
+    skills_root: Path | None,
     store: TaskStore,
 ) -> tuple[tuple[Blueprint, str] | None, TaskRecord]:
     about = {"skill_id": skill["skill_id"], "skill_path": skill["path"], "domain": skill.get("domain"),
@@ -103,9 +106,10 @@ def _author_one(
     if isinstance(result, Rejection):
         reason = f"author {result.author or author.name} declined: {result.reason}"
         return None, TaskRecord(status=TaskStatus.skipped, reasons=(reason,), author=author.name, **about)
-    skill_dir = skills_root / str(skill["path"])
+    root = skills_root or (Path(skill["root"]) if skill.get("root") else default_skills_root())
+    skill_dir = root / str(skill["path"])
     if not skill_dir.is_dir():
-        reason = f"skill folder {skill_dir} not found (is skills_root the one the catalog walked?)"
+        reason = f"skill folder {skill_dir} not found (moved since the catalog walked {root}? set skills_root)"
         base = _from_blueprint(result.blueprint, result.author)
         return (result.blueprint, result.author), TaskRecord(**base, status=TaskStatus.error, reasons=(reason,))
     return (result.blueprint, result.author), build_task(result, store, skill_dir=skill_dir, skill_row=skill)

@@ -8,6 +8,7 @@ CREATE TABLE IF NOT EXISTS skills_versions (
     skill_id VARCHAR NOT NULL,             -- content digest of the folder
     source VARCHAR NOT NULL,               -- first path component under the skills root
     path VARCHAR NOT NULL,                 -- folder relative to the skills root
+    root VARCHAR,                          -- the skills root the catalog walked (absolute)
     skill_md_file VARCHAR NOT NULL,
     status VARCHAR NOT NULL,               -- ok | no_frontmatter | frontmatter_error | unreadable | error
     reason VARCHAR,

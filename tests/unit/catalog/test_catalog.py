@@ -26,6 +26,7 @@ def test_a_good_skill_is_fully_profiled(tmp_path: Path) -> None:
     assert row["languages"] == ["python"]
     assert {"ecosystem": "pip", "name": "pandas"}.items() <= {**row["dependencies"][0]}.items()
     assert row["domain"] and len(row["skill_id"]) == 16
+    assert row["root"] == str(tmp_path.resolve())  # later stages find the folder without being told the root again
     assert sorted(catalog.skill_files["path"].to_list()) == ["SKILL.md", "scripts/profile.py"]
     assert set(catalog.skill_files["kind"].to_list()) == {"skill_md", "script"}
 

@@ -5,6 +5,7 @@ cannot be used says so, and a hardened child replaces its parent only when every
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from skill2env.tasks.authoring import Rejection
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.tasks.build import build_task
 from skill2env.tasks.draft import TaskDraft
+from skill2env.tasks.harbor import TaskPaths
 from skill2env.tasks.store import TaskStore
 from skill2env.validation.gates import Gate, GateOutcome, GateStatus, Validation
 
@@ -81,10 +83,10 @@ def setting(tmp_path: Path) -> Setting:
 
 
 def decide(setting: Setting, hardeners: Hardeners) -> tuple[dict[str, Any], HardeningStage]:
-    row, store, skills = setting
+    row, store, _ = setting
     stage = HardeningStage(row["domain"], 0)
     additions = pl.DataFrame(schema={"diagnosis": pl.String, "candidate_id": pl.String, "pattern_id": pl.String})
-    decider = _Decider(stage, store, skills, {}, hardeners, seed_pool(), 0.7, False, additions)
+    decider = _Decider(stage, store, {}, hardeners, seed_pool(), 0.7, False, additions)
     return decider.decide(row, _GroupEvidence([], [], []), row["task_id"]), stage
 
 
@@ -120,10 +122,17 @@ def test_a_hardened_child_replaces_its_parent_only_past_every_gate(setting: Sett
                       author="model:scripted")  # fmt: skip
     status = GateStatus.passed if accepted else GateStatus.failed
     gates = lambda record, blueprint: Validation(record.task_id, (GateOutcome(Gate.oracle, status, "oracle evidence"),))  # noqa: E731
+    shutil.rmtree(setting[2])  # the child carries its parent's stored copy of the skill, not the skills root's
     result, stage = decide(setting, Hardeners(diagnoser=Diagnoser(diagnosis()), author=Author(child), gates=gates))  # type: ignore[arg-type]
     assert json.loads(result["child_gates"])["accepted"] is accepted
     if accepted:
         assert result["outcome"] == "hardened" and stage.children[0].iteration == 1 and len(stage.blueprints) == 1
+        store = setting[1]
+        child_skill = TaskPaths(store.resolve(stage.children[0].store_path or "")).skill_dir
+        parent_skill = TaskPaths(store.resolve(setting[0]["store_path"])).skill_dir
+        assert sorted(p.relative_to(child_skill) for p in child_skill.rglob("*")) == sorted(
+            p.relative_to(parent_skill) for p in parent_skill.rglob("*")
+        ) and any(child_skill.iterdir())
     else:
         assert result["outcome"] == "rejected" and "oracle: oracle evidence" in result["reason"]
         assert stage.children[0].task_digest == setting[0]["task_digest"] and not stage.blueprints
@@ -147,11 +156,11 @@ def test_the_adaptive_trigger_does_not_count_empty_rollouts(
     setting: Setting, calls: list[list[str]], triggered: bool
 ) -> None:
     row, evidence = _group(setting, calls, 0.0)
-    _, store, skills = setting
+    _, store, _ = setting
     stage = HardeningStage(row["domain"], 0)
     additions = pl.DataFrame(schema={"diagnosis": pl.String, "candidate_id": pl.String, "pattern_id": pl.String})
     # An adaptive trigger of 0 (every task of the domain scored 0), inclusive: 0 is "at or above" it.
-    decider = _Decider(stage, store, skills, {}, Hardeners(), seed_pool(), 0.0, True, additions)
+    decider = _Decider(stage, store, {}, Hardeners(), seed_pool(), 0.0, True, additions)
     result = decider.decide(row, evidence, row["task_id"])
     assert result["triggered"] is triggered and result["outcome"] == "kept"
     if not triggered:

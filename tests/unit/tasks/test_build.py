@@ -95,6 +95,19 @@ def test_an_author_drafts_checks_and_stores(tmp_path: Path, store: TaskStore) ->
     assert frame.select("task_name", "skill_id", "domain").rows() == [("billing-docling", "sk-1", DOMAIN)]
 
 
+def test_without_a_configured_root_the_skill_comes_from_the_root_its_catalog_row_recorded(
+    tmp_path: Path, store: TaskStore
+) -> None:
+    make_skill_dir(tmp_path / "walked")
+    rows = [row | {"root": str(tmp_path / "walked")} for row in skill_rows()]
+
+    [record] = author_tasks(rows, selection_rows(), SampleAuthor(), store=store).tasks
+    assert record.status == TaskStatus.built, record.reasons
+    [moved] = author_tasks(rows, selection_rows(), SampleAuthor(), skills_root=tmp_path / "elsewhere",
+                           store=store).tasks  # fmt: skip
+    assert moved.status == TaskStatus.error and str(tmp_path / "elsewhere") in moved.reasons[0]
+
+
 @pytest.mark.parametrize(
     ("reference", "status", "reason"),
     [

@@ -173,6 +173,26 @@ def run(
         f"in {rl_dir}"
     )
     console.print('Query it: [bold]skill2env sql "SELECT * FROM task_stats"[/bold], lineage, hardening_curve, …')
+    _print_failures(outcome.stage_failures, outcome.empty_stages)
+
+
+def _print_failures(failures: pl.DataFrame, empty: list[str]) -> None:
+    """What did not succeed, per stage (the first rows of `stage_failures`); exit 3 when a stage was given
+    items and every one failed."""
+    if failures.height:
+        total = int(failures.get_column("items").sum())
+        shown = failures.select("stage", "iteration", "status", "reason", "items", "example").head(FAILURES_SHOWN)
+        _print_frame_titled(f"What did not succeed ({total} items; first {shown.height} causes)", shown)
+        console.print(
+            'All of it, with an example reason each: [bold]skill2env sql "SELECT * FROM stage_failures"[/bold]'
+        )
+    for sentence in empty:
+        console.print(f"[red]error:[/red] {sentence}")
+    if empty:
+        sys.exit(3)
+
+
+FAILURES_SHOWN = 12
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import dagster as dg
@@ -355,6 +355,23 @@ class PipelineOutcome:
     """`compo_rollout_summary`: per CompoWorld domain and policy, attempts, rewards, calls."""
     compo_sft_examples: int
     """CompoWorld's examples in the SFT set (reward above the SFT threshold)."""
+    stage_failures: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """`stage_failures`: what did not succeed, per stage, iteration, status and reason."""
+    empty_stages: list[str] = field(default_factory=list)
+    """Stages that were given items and produced nothing, every item having failed (see `empty_stages`)."""
+
+
+def empty_stages(outputs: dict[str, int]) -> list[str]:
+    """The first iteration's stages that had items and produced nothing from them (a row of
+    `queries/stage_outputs`), each said as a sentence."""
+    said = []
+    if outputs["authored"] and not outputs["built"]:
+        said.append(f"authoring built no task from {outputs['authored']} skills with selected patterns")
+    if outputs["validated"] and not outputs["accepted"]:
+        said.append(f"validation accepted none of {outputs['validated']} tasks")
+    if outputs["rollouts"] and not outputs["rollouts_run"]:
+        said.append(f"every one of {outputs['rollouts']} rollouts ended in an infrastructure or model error")
+    return said
 
 
 def run_pipeline(
@@ -386,6 +403,8 @@ def run_pipeline(
         compoworld=lake.query("SELECT * FROM compoworld_stats"),
         compo_rollouts=lake.query("SELECT * FROM compo_rollout_summary"),
         compo_sft_examples=lake.query(load_sql("queries/compo_sft_candidates"), {"min_reward": SFT_MIN_REWARD}).height,
+        stage_failures=lake.query("SELECT * FROM stage_failures"),
+        empty_stages=empty_stages(lake.query(load_sql("queries/stage_outputs")).row(0, named=True)),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from assets.iterations import iteration_assets, stage_key, stage_op_config
-from skill2env.definitions import defs
+from skill2env.definitions import defs, empty_stages
 
 PUBLISHED_ASSETS = {
     "skills", "skill_files", "curated_skills", "pattern_library", "pattern_selections", "blueprints", "tasks",
@@ -55,3 +55,13 @@ def test_stage_config_is_addressed_by_asset_key() -> None:
         assert by_key[stage_key(k, "failure_classifications")] is None
     assert by_key[stage_key(0, "hardening")] == {"config": {"threshold": 0.5}}
     assert len(ops) == 5  # two validations, two rollouts, one hardening (between iterations 0 and 1)
+
+
+def test_a_stage_that_made_nothing_of_what_it_was_given_is_named() -> None:
+    nothing_failed = {"authored": 3, "built": 3, "validated": 3, "accepted": 2, "rollouts": 8, "rollouts_run": 7}
+    assert empty_stages(nothing_failed) == []
+    assert empty_stages(dict.fromkeys(nothing_failed, 0)) == []  # nothing given: nothing to say
+    said = empty_stages(nothing_failed | {"built": 0, "accepted": 0, "rollouts_run": 0})
+    assert said == ["authoring built no task from 3 skills with selected patterns",
+                    "validation accepted none of 3 tasks",
+                    "every one of 8 rollouts ended in an infrastructure or model error"]  # fmt: skip

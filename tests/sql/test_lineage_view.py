@@ -1,5 +1,6 @@
 """`lineage`: hand-written rows in, one row per (skill, task version, rollout) out — and the same rows as
-the view's previous definition (every LEFT JOIN chained off `skills`), kept here as the reference."""
+the view's previous definition (every LEFT JOIN chained off `skills`), kept here as the reference. A skill
+whose authoring made no task keeps that row in both (`task_status` skipped, no task id)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ SELECT s.skill_id, s.path AS skill_path, s.name AS skill_name, s.domain,
 FROM skills AS s
 LEFT JOIN curated_skills AS c ON c.skill_id = s.skill_id AND c.path = s.path
 LEFT JOIN selected AS sel ON sel.skill_id = s.skill_id
-LEFT JOIN tasks AS t ON t.skill_id = s.skill_id AND t.task_id IS NOT NULL
+LEFT JOIN tasks AS t ON t.skill_id = s.skill_id
 LEFT JOIN blueprints AS b ON b.blueprint_digest = t.blueprint_digest
 LEFT JOIN task_families AS f ON f.task_id = t.task_id
 LEFT JOIN rollouts AS r ON r.task_id = t.task_id
@@ -106,15 +107,30 @@ def test_lineage_has_one_row_per_skill_task_version_and_rollout(lake: Lake) -> N
     build(lake)
     rows = lake.query(
         "SELECT skill_path, curated, selected_patterns, blueprint_digest, parent_digest, task_id, family, rollout_id, "
-        "rollout_status, reward, full_credit, example_id FROM lineage ORDER BY skill_path, task_id, rollout_id"
+        "rollout_status, reward, full_credit, example_id, task_status FROM lineage "
+        "ORDER BY skill_path, task_id, rollout_id"
     ).rows()
     patterns = ["distributed_evidence", "state_dependency"]
     assert rows == [
-        (MAC, False, None, None, None, None, None, None, None, None, None, None),
-        (CSV, True, patterns, "bp-csv-0", None, "csv-i0", "csv-i0", None, None, None, None, None),
-        (CSV, True, patterns, "bp-csv-1", "bp-csv-0", "csv-i1", "csv-i0", "r1", "completed", 1.0, True, "r1"),
-        (CSV, True, patterns, "bp-csv-1", "bp-csv-0", "csv-i1", "csv-i0", "r2", "completed", None, False, None),
-        (LOG, True, None, "bp-log-0", None, "log-i0", "log-i0", None, None, None, None, None),
+        (MAC, False, None, None, None, None, None, None, None, None, None, None, "skipped"),
+        (CSV, True, patterns, "bp-csv-0", None, "csv-i0", "csv-i0", None, None, None, None, None, "built"),
+        (CSV, True, patterns, "bp-csv-1", "bp-csv-0", "csv-i1", "csv-i0", "r1", "completed", 1.0, True, "r1", "built"),
+        (
+            CSV,
+            True,
+            patterns,
+            "bp-csv-1",
+            "bp-csv-0",
+            "csv-i1",
+            "csv-i0",
+            "r2",
+            "completed",
+            None,
+            False,
+            None,
+            "built",
+        ),
+        (LOG, True, None, "bp-log-0", None, "log-i0", "log-i0", None, None, None, None, None, "built"),
     ]
 
 

@@ -1,10 +1,11 @@
--- Grain: one row per (domain, iteration), plus domain '*': skills, tasks built and accepted,
--- workspace files and formats, patterns per task, the solver's reward distribution and turns.
+-- Grain: one row per (domain, iteration), plus domain '*': skills, tasks built and accepted (and the
+-- authoring rows that made no task: skipped, failed), workspace files and formats, patterns per task,
+-- the solver's reward distribution and turns.
 CREATE OR REPLACE VIEW task_stats AS
 WITH built AS (
     SELECT domain, iteration, task_id, skill_id, status, workspace_files, formats, len(patterns) AS patterns
     FROM tasks
-    WHERE source = 'pipeline' AND task_id IS NOT NULL
+    WHERE source = 'pipeline'
 ),
 accepted AS (SELECT DISTINCT task_id FROM accepted_tasks),
 rewards AS (
@@ -19,10 +20,12 @@ SELECT coalesce(b.domain, '*') AS domain, b.iteration,
        count(*) FILTER (WHERE b.status IN ('built', 'accepted')) AS tasks_built,
        count(*) FILTER (WHERE b.status = 'rejected') AS tasks_rejected,
        count(a.task_id) AS tasks_accepted,
-       sum(b.workspace_files)::BIGINT AS workspace_files,
-       round(avg(b.workspace_files), 2) AS files_per_task,
+       count(*) FILTER (WHERE b.task_id IS NULL AND b.status = 'skipped') AS skills_skipped,
+       count(*) FILTER (WHERE b.task_id IS NULL AND b.status = 'error') AS authoring_errors,
+       sum(b.workspace_files) FILTER (WHERE b.task_id IS NOT NULL)::BIGINT AS workspace_files,
+       round(avg(b.workspace_files) FILTER (WHERE b.task_id IS NOT NULL), 2) AS files_per_task,
        list_sort(list_distinct(flatten(list(b.formats)))) AS formats,
-       round(avg(b.patterns), 2) AS patterns_per_task,
+       round(avg(b.patterns) FILTER (WHERE b.task_id IS NOT NULL), 2) AS patterns_per_task,
        round(avg(w.reward), 4) AS mean_reward,
        quantile_cont(w.reward, 0.5) AS median_reward,
        round(avg(w.full_credit), 4) AS full_credit_rate,

@@ -1,5 +1,6 @@
 -- Grain: one row per (skill, task version, rollout), from the skill folder to the SFT example:
--- skill → curation → pattern selection → blueprint → task → rollout → score → SFT example.
+-- skill → curation → pattern selection → blueprint → task → rollout → score → SFT example. A skill whose
+-- authoring made no task keeps that row (`task_status` skipped | error, no task id; its reasons in `tasks`).
 -- Filter on any id column to walk in either direction, e.g.
 --   SELECT * FROM lineage WHERE example_id = '…'      (an SFT row back to its skill)
 --   SELECT * FROM lineage WHERE skill_path = '…'      (a skill forward to everything it produced)
@@ -25,7 +26,6 @@ task_side AS (
     FROM tasks AS t
     LEFT JOIN blueprints AS b ON b.blueprint_digest = t.blueprint_digest
     LEFT JOIN task_families AS f ON f.task_id = t.task_id
-    WHERE t.task_id IS NOT NULL
 ),
 rollout_side AS (
     SELECT r.task_id, r.rollout_id, r.policy, r.attempt, r.status AS rollout_status, r.trajectory_path,

@@ -11,6 +11,7 @@ import random
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import Any, TypeVar
 
 from skill2env.patterns.models import InformationLevel
@@ -40,6 +41,28 @@ def apply_patterns(kit: str, transformers: Mapping[str, Callable[[W, int, random
     for pattern_id, transform in transformers.items():
         if pattern_id in patterns:
             transform(world, patterns[pattern_id], seeded(kit, seed, salt, pattern_id), design)
+
+
+class QuarterWorld:
+    """A world that covers one calendar quarter: its dataclass has `year`, `quarter` and `months` (the
+    first day of each month, in order)."""
+
+    year: int
+    quarter: int
+    months: list[date]
+
+    @property
+    def period(self) -> str:
+        return f"{self.year}-Q{self.quarter}"
+
+    @property
+    def start(self) -> date:
+        return self.months[0]
+
+    @property
+    def end(self) -> date:
+        last = self.months[-1]
+        return date(last.year + (last.month == 12), last.month % 12 + 1, 1) - timedelta(days=1)
 
 
 def fact_id(*parts: object) -> str:

@@ -66,8 +66,8 @@ from skill2env.sandbox.command_client import (
     HARDENING_FAILED,
     STOP_WAIT_S,
     CommandServer,
-    exec_result,
     popen_from_lasting_thread,
+    run_command,
     server_argv,
     server_end,
 )
@@ -494,15 +494,12 @@ class BwrapSandbox(Sandbox):
         cwd: str | None,
         env: Mapping[str, str] | None,
     ) -> ExecResult:
-        started = time.monotonic()
         try:
-            reply = server.client.run(
-                shell_command(cmd), cwd=cwd or self.workspace, env=env, timeout=limit, reply_within=limit
-            )
+            return run_command(server.client, cmd, cwd=cwd or self.workspace, env=env, limit=limit, timeout=timeout,
+                               reply_within=limit, rollout_id=self.rollout_id)  # fmt: skip
         except CommandServerLost as exc:
             self._lost = self._server_lost(server, exc)
             raise self._lost from exc
-        return exec_result(reply, cmd, started=started, limit=limit, timeout=timeout, rollout_id=self.rollout_id)
 
     def _server_lost(self, server: CommandServer, lost: CommandServerLost) -> SandboxError:
         """Whose doing the server's end is (see the module docstring)."""

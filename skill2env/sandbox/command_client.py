@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from skill2env.sandbox.base import ExecResult, describe
+from skill2env.sandbox.base import ExecResult, describe, shell_command
 from skill2env.sandbox.errors import (
     CommandServerLost,
     SandboxBroken,
@@ -60,6 +60,19 @@ def exec_result(reply: CommandReply, cmd: str | Sequence[str], *, started: float
             raise SandboxDeadlineExceeded(f"rollout {rollout_id} ran out of its wall clock")
         raise SandboxTimeout(f"{describe(cmd)!r} ran past its {timeout:g} s timeout", result)
     return result
+
+
+def run_command(client: CommandClient, cmd: str | Sequence[str], *, cwd: str, env: Mapping[str, str] | None,
+                limit: float, timeout: float, reply_within: float, rollout_id: str) -> ExecResult:  # fmt: skip
+    """`cmd` run by a sandbox's command server, within `limit` seconds (the command's `timeout` or what is
+    left of the rollout's wall clock), as the sandbox's `ExecResult` (see `exec_result` for what raises).
+
+    Raises:
+        CommandServerLost: the server ended or stopped answering; the backend says whose doing that is.
+    """
+    started = time.monotonic()
+    reply = client.run(shell_command(cmd), cwd=cwd, env=env, timeout=limit, reply_within=reply_within)
+    return exec_result(reply, cmd, started=started, limit=limit, timeout=timeout, rollout_id=rollout_id)
 
 
 OUTSIDE_SIGNALS = frozenset(

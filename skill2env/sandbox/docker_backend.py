@@ -68,7 +68,7 @@ from skill2env.sandbox.base import (
     shell_command,
 )
 from skill2env.sandbox.base_image import SANDBOX_UID
-from skill2env.sandbox.command_client import exec_result, server_argv, server_end
+from skill2env.sandbox.command_client import run_command, server_argv, server_end
 from skill2env.sandbox.docker_attach import ATTACH_PARAMS, AttachedServer
 from skill2env.sandbox.engine import docker_client
 from skill2env.sandbox.errors import (
@@ -341,21 +341,14 @@ class DockerSandbox(Sandbox):
         cwd: str | None,
         env: Mapping[str, str] | None,
     ) -> ExecResult:
-        started = time.monotonic()
         try:
-            reply = server.client.run(
-                shell_command(cmd),
-                cwd=cwd or self.workspace,
-                env=env,
-                timeout=limit,
-                reply_within=limit + KILL_GRACE_S,
-            )
+            return run_command(server.client, cmd, cwd=cwd or self.workspace, env=env, limit=limit, timeout=timeout,
+                               reply_within=limit + KILL_GRACE_S, rollout_id=self.rollout_id)  # fmt: skip
         except CommandServerLost as exc:
             self._lost = self._server_lost(exc)
             raise self._lost from exc
         except SandboxCrashed as exc:
             raise self._failure(str(exc)) from exc
-        return exec_result(reply, cmd, started=started, limit=limit, timeout=timeout, rollout_id=self.rollout_id)
 
     def _server_lost(self, lost: CommandServerLost) -> SandboxError:
         """Whose doing the server's end is (see the module docstring)."""

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from skill2env.kits.spec import seeded
+from skill2env.kits.spec import QuarterWorld, seeded
 
 CENT = Decimal("0.01")
 ROUNDING_TOLERANCE = Decimal("0.05")
@@ -185,7 +185,7 @@ class Correction:
 
 
 @dataclass
-class World:
+class World(QuarterWorld):
     seed: int
     vendor: str
     client: str
@@ -212,19 +212,6 @@ class World:
     other_projects: list[str] = field(default_factory=list)
     render: dict[str, Any] = field(default_factory=dict)
     """Rendering switches the patterns set (where a fact lives, how a file is named)."""
-
-    @property
-    def period(self) -> str:
-        return f"{self.year}-Q{self.quarter}"
-
-    @property
-    def start(self) -> date:
-        return self.months[0]
-
-    @property
-    def end(self) -> date:
-        last = self.months[-1]
-        return date(last.year + (last.month == 12), last.month % 12 + 1, 1) - timedelta(days=1)
 
     def lines(self) -> list[Line]:
         return [line for invoice in self.invoices for line in invoice.lines]

@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from skill2env.kits.spec import seeded
+from skill2env.kits.spec import QuarterWorld, seeded
 
 CENT = Decimal("0.01")
 REGIONS = ("EU", "US", "APAC")
@@ -124,7 +124,7 @@ class Export:
 
 
 @dataclass
-class World:
+class World(QuarterWorld):
     seed: int
     year: int
     quarter: int
@@ -144,19 +144,6 @@ class World:
     """Exports announced only by a manifest amendment in inbox/."""
     reference_quarter: str = ""
     render: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def period(self) -> str:
-        return f"{self.year}-Q{self.quarter}"
-
-    @property
-    def start(self) -> date:
-        return self.months[0]
-
-    @property
-    def end(self) -> date:
-        last = self.months[-1]
-        return date(last.year + (last.month == 12), last.month % 12 + 1, 1) - timedelta(days=1)
 
     def export(self, region: str, month_index: int) -> Export:
         """The region's regular export for a month of the quarter (the first nine exports, in generation order)."""

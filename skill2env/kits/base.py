@@ -5,14 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import random
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from skill2env.kits import scripts
-from skill2env.kits.spec import ChallengeSpec, Composition, Item, KitError
+from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, KitError, apply_patterns
 from skill2env.patterns.models import InformationLevel, Trait
 from skill2env.patterns.pool import seed_pool
 from skill2env.patterns.traits import SkillProfile, skill_traits
@@ -69,6 +70,19 @@ class Kit(ABC):
     """Patterns added (in order) when a skill's selection maps onto too few of this kit's."""
     solver_module: ClassVar[str]
     naive_module: ClassVar[str]
+
+    transformers: ClassVar[Mapping[str, Callable[[Any, int, random.Random, Design], None]]] = {}
+    """Pattern id → the function that builds it into a world at an intensity (see `spec.apply_patterns`)."""
+
+    def generate_world(self, seed: int, salt: int) -> Any:
+        """The ground-truth world for `seed` before any pattern (`salt` re-draws incidental values)."""
+        raise NotImplementedError(f"kit {self.name} generates its worlds in its own `world`")
+
+    def world(self, seed: int, patterns: Mapping[str, int], salt: int = 0) -> tuple[Any, Design]:
+        """The world for `seed` with `patterns` (id → intensity) built in by `transformers`, and its design."""
+        world, design = self.generate_world(seed, salt), Design()
+        apply_patterns(self.name, self.transformers, world, patterns, design, seed=seed, salt=salt)
+        return world, design
 
     @abstractmethod
     def compose(self, seed: int, patterns: Mapping[str, int], salt: int) -> Composition:

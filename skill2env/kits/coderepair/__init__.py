@@ -18,7 +18,7 @@ from skill2env.kits.base import Kit
 from skill2env.kits.coderepair.docs import LOG, render_world, root_causes
 from skill2env.kits.coderepair.patterns import PATTERNS, TRANSFORMERS
 from skill2env.kits.coderepair.world import BUGS, MODULE_OF, VENDOR_LIB, World, generate, loaded, module_sources, truth
-from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, apply_patterns
+from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item
 from skill2env.patterns.models import InformationLevel, Trait
 from skill2env.rubric import CheckSpec
 
@@ -53,10 +53,10 @@ class CodeRepairKit(Kit):
     solver_module = "skill2env.kits.coderepair.solver"
     naive_module = "skill2env.kits.coderepair.naive"
 
-    def world(self, seed: int, patterns: Mapping[str, int], salt: int = 0) -> tuple[World, Design]:
-        world, design = generate(seed, salt), Design()
-        apply_patterns("coderepair", TRANSFORMERS, world, patterns, design, seed=seed, salt=salt)
-        return world, design
+    transformers = TRANSFORMERS
+
+    def generate_world(self, seed: int, salt: int) -> World:
+        return generate(seed, salt)
 
     def compose(self, seed: int, patterns: Mapping[str, int], salt: int) -> Composition:
         world, design = self.world(seed, patterns, salt)

@@ -17,7 +17,7 @@ from skill2env.kits.base import Kit
 from skill2env.kits.configaudit.docs import render_world
 from skill2env.kits.configaudit.patterns import PATTERNS, TRANSFORMERS
 from skill2env.kits.configaudit.world import RULES, Expected, World, expected, generate
-from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, apply_patterns
+from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item
 from skill2env.patterns.models import InformationLevel, Trait
 from skill2env.rubric import CheckSpec
 
@@ -60,10 +60,10 @@ class ConfigAuditKit(Kit):
     solver_module = "skill2env.kits.configaudit.solver"
     naive_module = "skill2env.kits.configaudit.naive"
 
-    def world(self, seed: int, patterns: Mapping[str, int], salt: int = 0) -> tuple[World, Design]:
-        world, design = generate(seed, salt), Design()
-        apply_patterns("configaudit", TRANSFORMERS, world, patterns, design, seed=seed, salt=salt)
-        return world, design
+    transformers = TRANSFORMERS
+
+    def generate_world(self, seed: int, salt: int) -> World:
+        return generate(seed, salt)
 
     def compose(self, seed: int, patterns: Mapping[str, int], salt: int) -> Composition:
         world, design = self.world(seed, patterns, salt)

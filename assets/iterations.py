@@ -41,9 +41,9 @@ from skill2env.rubric.judge import session_judge
 from skill2env.sandbox.backends import resolve_backend
 from skill2env.thresholds import SFT_MIN_REWARD
 from skill2env.validation.classification import classify_failures_stage
+from skill2env.validation.classifier import model_classifier
 from skill2env.validation.red_team import session_red_team
 from skill2env.validation.stage import reused_gates, validate_stage
-from skill2env.validation.verifier_agent import model_verifier
 
 CODE_VERSION = "iterations-1"
 
@@ -308,7 +308,7 @@ def verification_asset(iteration: int) -> dg.AssetsDefinition:
         defect or missing material (rules always; the verifier role's model where configured)."""
         store, home = lake.lake(), Home.resolve(lake.home or None)
         with llm.session(context, store) as models:
-            verifier = model_verifier(models)
+            verifier = model_classifier(models)
             stages = []
             for domain in each_partition(context):
                 failed, tasks = _read_stage(store, domain, iteration, "failed_items_of_domain",

@@ -80,7 +80,9 @@ def task_authoring(
         ]
         results.blueprints += authored.blueprints
         made = Counter(record.status.value for record in authored.tasks)
-        context.log.info(f"{domain}: " + (", ".join(f"{n} {status}" for status, n in sorted(made.items())) or "no skills"))
+        context.log.info(
+            f"{domain}: " + (", ".join(f"{n} {status}" for status, n in sorted(made.items())) or "no skills")
+        )
         results.tasks += authored.tasks
     store.write(writes, run_id=context.run.run_id, code_version=CODE_VERSION)
     close = getattr(author, "close", None)

@@ -25,8 +25,8 @@ from skill2env.lake.partitions import stage_partition
 from skill2env.rubric import ItemResult, ItemStatus, Method, Rubric
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.tasks.store import TaskStore
+from skill2env.validation.classifier import Classification, FailureClassifier, classify_failures
 from skill2env.validation.tasks import task_rubric
-from skill2env.validation.verifier_agent import Classification, FailureVerifier, classify_failures
 
 TABLE = "failure_classifications"
 FAILURE_CLASSIFICATIONS_SCHEMA = pl.Schema(
@@ -70,7 +70,7 @@ def classify_failures_stage(
     domain: str,
     iteration: int,
     *,
-    verifier: FailureVerifier | None = None,
+    verifier: FailureClassifier | None = None,
 ) -> ClassificationStage:
     """Classify every failed item (`failed`) of the domain's scored rollouts of `iteration` (`tasks`: the
     tasks rolled out); the `failure_classifications` write (partition `<domain>@i<iteration>`)."""

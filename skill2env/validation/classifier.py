@@ -1,4 +1,4 @@
-"""The verification agent: why did a rollout fail a rubric item — the agent, or the task?
+"""Failure classification (the paper's verification agent): why did a rollout fail an item — agent or task?
 
 After rollouts, every failed item of every scored attempt is classified as
 
@@ -10,7 +10,7 @@ After rollouts, every failed item of every scored attempt is classified as
   where the blueprint says (read and normalised the way the author-side checks read it);
 * `agent_failure` — otherwise: the task was fair and the agent fell short.
 
-The rules decide first and need no endpoint. A `ModelVerifier` (the `verifier` role, template
+The rules decide first and need no endpoint. A `ModelClassifier` (the `verifier` role, template
 `verifier_classify`) then reviews the `agent_failure` cases only, seeing everything (author-only
 values included), and may turn one into a justified defect; the rules stay authoritative for oracle
 failures and missing facts. When the model cannot be used, the rules' classification stands and the
@@ -313,11 +313,11 @@ class ItemDecision(BaseModel):
     """Ids of the blueprint facts the decision rests on (required for `missing_material`)."""
 
 
-class VerifierAnswer(BaseModel):
+class ClassifierAnswer(BaseModel):
     decisions: list[ItemDecision]
 
 
-class FailureVerifier(Protocol):
+class FailureClassifier(Protocol):
     """Reviews the rules' classifications of one task; never raises."""
 
     def review(
@@ -330,7 +330,7 @@ class FailureVerifier(Protocol):
     ) -> list[Classification]: ...
 
 
-class ModelVerifier:
+class ModelClassifier:
     """The verifier role's model reviews the `agent_failure` cases (see the module docstring): one
     structured call per rollout with such cases. Other classifications pass through untouched."""
 
@@ -362,7 +362,7 @@ class ModelVerifier:
         asked = [c.item_id for c in cases]
         try:
             answer = self.client.structured(
-                self._prompt(blueprint, rubric, results, cases, task_dir), VerifierAnswer,
+                self._prompt(blueprint, rubric, results, cases, task_dir), ClassifierAnswer,
                 check=lambda a: answer_problems(a, asked, known_facts), partition_key=cases[0].task_id,
             ).value  # fmt: skip
         except ModelError as exc:
@@ -433,7 +433,7 @@ class ModelVerifier:
         )
 
 
-def answer_problems(answer: VerifierAnswer, asked: Sequence[str], known_facts: set[str]) -> list[str]:
+def answer_problems(answer: ClassifierAnswer, asked: Sequence[str], known_facts: set[str]) -> list[str]:
     """What makes an answer unusable (sent back for repair): every asked item exactly once, nothing
     else; a defect justified at length; a missing fact named among the blueprint's facts."""
     problems = []
@@ -458,6 +458,6 @@ def answer_problems(answer: VerifierAnswer, asked: Sequence[str], known_facts: s
     return problems
 
 
-def model_verifier(session: LlmSession) -> ModelVerifier | None:
+def model_classifier(session: LlmSession) -> ModelClassifier | None:
     """The model verifier when the verifier role is configured; None (rules only) otherwise."""
-    return ModelVerifier(session.client(ROLE)) if session.configured(ROLE) else None
+    return ModelClassifier(session.client(ROLE)) if session.configured(ROLE) else None

@@ -24,9 +24,9 @@ from skill2env.validation.classification import (
     classify_failures_stage,
     failure_classifications_frame,
 )
+from skill2env.validation.classifier import Classification, FailureClass, FailureClassifier
 from skill2env.validation.gates import Gate, GateOutcome, GateStatus, Validation
 from skill2env.validation.tables import validations_frame
-from skill2env.validation.verifier_agent import Classification, FailureClass, FailureVerifier
 
 DOMAIN = "office-documents"
 
@@ -42,7 +42,7 @@ def write(lake: Lake, iteration: int, cases: list[Classification], run: str, dom
                code_version="t")  # fmt: skip
 
 
-def _classify(lake: Lake, home: Home, run_id: str, verifier: FailureVerifier | None = None) -> ClassificationStage:
+def _classify(lake: Lake, home: Home, run_id: str, verifier: FailureClassifier | None = None) -> ClassificationStage:
     """The failure-classification stage of iteration 0 as its asset runs it: read, classify, write."""
     bound = {"domain": DOMAIN, "iteration": 0}
     failed = lake.query(load_sql("queries/failed_items_of_domain"), bound).to_dicts()

@@ -14,12 +14,12 @@ from skill2env.llm.cache import CacheMode
 from skill2env.llm.ledger import Ledger
 from skill2env.rubric.results import ItemResult
 from skill2env.tasks.blueprint import Blueprint
-from skill2env.validation.verifier_agent import (
+from skill2env.validation.classifier import (
     BREAKER_AFTER,
     RULES,
     Classification,
     FailureClass,
-    ModelVerifier,
+    ModelClassifier,
     classify_failures,
     item_facts,
 )
@@ -183,7 +183,7 @@ def test_the_model_may_turn_an_agent_failure_into_a_justified_defect(
 ) -> None:
     blueprint, failures, directory, rules = rules_case(tmp_path)
     server.script(json_answer({"decisions": [DEFECT]}))
-    verifier = ModelVerifier(make_client(role="verifier"))
+    verifier = ModelClassifier(make_client(role="verifier"))
 
     detail, totals = verifier.review(blueprint, blueprint.rubric, failures, rules, directory)
 
@@ -209,7 +209,7 @@ def test_the_model_agreeing_keeps_the_agent_failure(
     agreed = {"item_id": "summary_totals", "classification": "agent_failure", "justification": "Wrong sum."}
     server.script(json_answer({"decisions": [agreed]}))
 
-    _, totals = ModelVerifier(make_client(role="verifier")).review(blueprint, blueprint.rubric, failures, rules,
+    _, totals = ModelClassifier(make_client(role="verifier")).review(blueprint, blueprint.rubric, failures, rules,
                                                                    directory)  # fmt: skip
 
     assert (totals.classification, totals.decided_by) == (FailureClass.agent_failure, "verifier:scripted-model")
@@ -224,7 +224,7 @@ def test_an_unjustified_override_is_sent_back_for_repair(
     vague = {**DEFECT, "classification": "missing_material", "justification": "missing", "facts": ["rate_ceo"]}
     server.script(json_answer({"decisions": [vague, unasked]}), json_answer({"decisions": [DEFECT]}))
 
-    _, totals = ModelVerifier(make_client(role="verifier")).review(blueprint, blueprint.rubric, failures, rules,
+    _, totals = ModelClassifier(make_client(role="verifier")).review(blueprint, blueprint.rubric, failures, rules,
                                                                    directory)  # fmt: skip
 
     assert totals.classification == FailureClass.evaluator_defect
@@ -239,7 +239,7 @@ def test_an_answer_still_invalid_after_repairs_leaves_the_rules_verdict(
     blueprint, failures, directory, rules = rules_case(tmp_path)
     nameless = {**DEFECT, "classification": "missing_material", "facts": []}
     server.script(*[json_answer({"decisions": [nameless]})] * 3)
-    verifier = ModelVerifier(make_client(role="verifier", max_repairs=2))
+    verifier = ModelClassifier(make_client(role="verifier", max_repairs=2))
 
     detail, totals = verifier.review(blueprint, blueprint.rubric, failures, rules, directory)
 
@@ -257,7 +257,7 @@ def test_an_unavailable_model_leaves_the_rules_verdict_and_stops_being_asked(
     failures = {f"r{i}": [failed(blueprint, "summary_totals", diff=f"attempt {i}")] for i in range(BREAKER_AFTER + 2)}
     rules = classify(blueprint, failures, ORACLE_PASSED, directory)
     server.respond = lambda request: status(503)
-    verifier = ModelVerifier(make_client(role="verifier", max_attempts=1, cache=CacheMode.off))
+    verifier = ModelClassifier(make_client(role="verifier", max_attempts=1, cache=CacheMode.off))
 
     reviewed = verifier.review(blueprint, blueprint.rubric, failures, rules, directory)
 
@@ -276,7 +276,7 @@ def test_the_prompt_renders_without_a_blueprint_or_a_task_directory(
     agreed = {"item_id": "summary_totals", "classification": "agent_failure", "justification": "No evidence."}
     server.script(json_answer({"decisions": [agreed]}))
 
-    (totals,) = ModelVerifier(make_client(role="verifier")).review(None, blueprint.rubric, failures, rules, None)
+    (totals,) = ModelClassifier(make_client(role="verifier")).review(None, blueprint.rubric, failures, rules, None)
 
     assert totals.decided_by == "verifier:scripted-model"
     user = server.requests[0]["messages"][1]["content"]

@@ -40,20 +40,31 @@ from skill2env.curation.accuracy import (
     read_labels,
     score,
 )
+from skill2env.curation.curator import Curator
+from skill2env.curation.model_curator import ROLE as CURATOR_ROLE
+from skill2env.curation.model_curator import ModelCurator
 from skill2env.curation.partition import curate_partition
+from skill2env.llm import CacheMode, ModelClient, ResponseCache, RoleConfig
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 DEFAULT_CORPORA = (SHARED / "skills-dev", SHARED / "skills-dev-full")
 
 
-def predictions(corpus: Path, workers: int) -> dict[str, Prediction]:
-    """The rules' verdict on every skill of `corpus`, by skill path."""
+def predictions(corpus: Path, workers: int, curator: Curator | None = None) -> dict[str, Prediction]:
+    """The verdict on every skill of `corpus`, by skill path: the rules', and `curator`'s on what they
+    left undecided."""
     skills = catalog_skills(corpus, workers=workers).skills
     found: dict[str, Prediction] = {}
     for (domain,), frame in skills.group_by("domain", maintain_order=True):
-        for row in curate_partition(frame, str(domain)).iter_rows(named=True):
+        for row in curate_partition(frame, str(domain), curator).iter_rows(named=True):
             found[row["path"]] = prediction_of(row)
     return found
+
+
+def endpoint_curator(base_url: str, model: str) -> ModelCurator:
+    """A model curator on an OpenAI-compatible endpoint (no response cache: every answer is the model's)."""
+    config = RoleConfig(base_url=base_url, model=model)
+    return ModelCurator(ModelClient(CURATOR_ROLE, config, cache=ResponseCache(Path(os.devnull), CacheMode.off)))
 
 
 def speed_worker(corpus: Path) -> None:
@@ -136,6 +147,11 @@ def main() -> None:
     parser.add_argument("--quiet", action="store_true", help="figures only, no list of disagreements")
     parser.add_argument("--speed", type=int, metavar="N", help="time catalog and curation instead (N rounds)")
     parser.add_argument("--against", type=Path, action="append", default=[], help="another checkout to time")
+    parser.add_argument(
+        "--curator-url",
+        help="an OpenAI-compatible endpoint whose model settles what the rules leave undecided (default: rules only)",
+    )
+    parser.add_argument("--curator-model", default="curator", help="the model name to ask at --curator-url")
     parser.add_argument("--speed-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     pl.Config.set_tbl_rows(50)
@@ -151,7 +167,11 @@ def main() -> None:
         if not labels_path.is_file():
             print(f"== {corpus.name}: no labels at {labels_path}, skipped")
             continue
-        report(corpus.name, read_labels(labels_path), predictions(corpus, args.workers), quiet=args.quiet)
+        curator = endpoint_curator(args.curator_url, args.curator_model) if args.curator_url else None
+        found = predictions(corpus, args.workers, curator)
+        report(corpus.name, read_labels(labels_path), found, quiet=args.quiet)
+        if curator is not None:
+            print(f"curator {curator.name}: {dict(curator.outcomes)}")
         print()
 
 

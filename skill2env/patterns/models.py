@@ -64,6 +64,8 @@ class Trait(StrEnum):
     """Many prose items to read, search or classify (tickets, emails, notes)."""
     DEBUGGING = "debugging"
     """Finding and fixing bugs in code: failing tests, tracebacks, root causes, test-driven work, review."""
+    RESEARCH = "research"
+    """Research from sources: literature reviews, citations and bibliographies, fact-checking, summarising papers."""
 
 
 class InformationLevel(StrEnum):

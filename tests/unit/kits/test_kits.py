@@ -39,7 +39,7 @@ def built(kit_name: str, level: int, seed: int) -> tuple[TaskDraft, CheckReport]
 
 def test_registry_has_four_kits_of_at_least_ten_pool_patterns() -> None:
     pool = seed_pool()
-    assert set(KITS) == {"billing", "cleanroom", "incident", "configaudit", "sqldrift", "coderepair"}
+    assert set(KITS) == {"billing", "cleanroom", "incident", "configaudit", "sqldrift", "coderepair", "research"}
     for kit in KITS.values():
         assert len(kit.patterns) >= 10, kit.name
         assert set(kit.patterns) <= set(pool.patterns), kit.name

@@ -19,8 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from skill2env.agent import OraclePolicy
 from skill2env.kits import KITS
-from skill2env.sandbox import BackendName, OraclePolicy, Sandbox, SandboxLimits, TaskDir, make_sandbox
+from skill2env.sandbox import BackendName, Sandbox, SandboxLimits, TaskDir, make_sandbox
 from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.harbor import write_task_dir
 from skill2env.validation.gates import run_policy

@@ -35,10 +35,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from skill2env.agent import OraclePolicy
 from skill2env.rubric import Rubric, verify_in_sandbox, verify_rollout, write_bundle
 from skill2env.rubric.bundle import verify_command
 from skill2env.rubric.verify_main import verify
-from skill2env.sandbox import BACKEND_NAMES, BackendName, OraclePolicy, SandboxLimits, TaskDir, make_sandbox
+from skill2env.sandbox import BACKEND_NAMES, BackendName, SandboxLimits, TaskDir, make_sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "rubric_tasks" / "sales-summary"

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill2env.agent.scripted import SOLUTION_DIR, truncated_script
 from skill2env.agent.tools import MAX_COMMAND_TIMEOUT_S
 from skill2env.llm import ModelClient, Tool, ToolCall
 from skill2env.llm.wire import Message
 from skill2env.sandbox import Sandbox, TaskDir
-from skill2env.sandbox.policies import SOLUTION_DIR, truncated_script
 
 SCRIPTED_POLICIES = ("oracle", "nop", "partial")
 SCRIPT_PREFIX = "script:"

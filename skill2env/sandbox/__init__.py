@@ -15,14 +15,6 @@ from skill2env.sandbox.errors import (
     SandboxTimeout,
     SandboxUnavailable,
 )
-from skill2env.sandbox.policies import (
-    NopPolicy,
-    OraclePolicy,
-    PartialPolicy,
-    ScriptedPolicy,
-    ScriptedRollout,
-    run_scripted_rollout,
-)
 from skill2env.sandbox.task import TaskDir, TaskFormatError
 from skill2env.tasks.harbor_config import TaskConfig
 
@@ -31,9 +23,6 @@ __all__ = [
     "BackendName",
     "ExecResult",
     "ImageBuildError",
-    "NopPolicy",
-    "OraclePolicy",
-    "PartialPolicy",
     "Sandbox",
     "SandboxCrashed",
     "SandboxDeadlineExceeded",
@@ -43,11 +32,8 @@ __all__ = [
     "SandboxPathError",
     "SandboxTimeout",
     "SandboxUnavailable",
-    "ScriptedPolicy",
-    "ScriptedRollout",
     "TaskConfig",
     "TaskDir",
     "TaskFormatError",
     "make_sandbox",
-    "run_scripted_rollout",
 ]

@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from skill2env.agent.scripted import solution_steps
 from skill2env.patterns.models import InformationLevel
 from skill2env.patterns.pool import PatternPool
 from skill2env.rubric import Rubric, check_problems
-from skill2env.sandbox.policies import solution_steps
 from skill2env.tasks.blueprint import (
     AcceptanceCriterion,
     Blueprint,

@@ -35,20 +35,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from skill2env.agent import NopPolicy, OraclePolicy, ScriptedPolicy, run_scripted_rollout
+from skill2env.agent.scripted import StepsPolicy, solution_steps, steps_to_run
 from skill2env.rubric import Judge, Method, Rubric, VerificationResult, verify_workspace
-from skill2env.sandbox import (
-    BackendName,
-    ExecResult,
-    NopPolicy,
-    OraclePolicy,
-    Sandbox,
-    SandboxLimits,
-    ScriptedPolicy,
-    TaskDir,
-    make_sandbox,
-    run_scripted_rollout,
-)
-from skill2env.sandbox.policies import StepsPolicy, solution_steps, steps_to_run
+from skill2env.sandbox import BackendName, ExecResult, Sandbox, SandboxLimits, TaskDir, make_sandbox
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.thresholds import JUDGE_NOP_AT_MOST, JUDGE_ORACLE_AT_LEAST, NOP_AT_MOST, ORACLE_AT_LEAST
 from skill2env.validation.leaks import stored_task_leaks

@@ -31,9 +31,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TypeVar
 
+from skill2env.agent import ScriptedPolicy, run_scripted_rollout
 from skill2env.rubric import ItemStatus, Judge, Method, Rubric, VerificationResult, verify_in_sandbox, verify_workspace
 from skill2env.rubric.evaluate import PREPARE_FAILED, load_workspace
-from skill2env.sandbox import ExecResult, Sandbox, SandboxError, ScriptedPolicy, TaskDir, run_scripted_rollout
+from skill2env.sandbox import ExecResult, Sandbox, SandboxError, TaskDir
 from skill2env.sandbox.base import AGENT_USER
 from skill2env.validation.gates import NOP_AT_MOST, Gate, GateOutcome, GateStatus, deterministic_reward, run_policy
 from skill2env.validation.hack_probes.batch import Batch, BatchRun, batch_applies

@@ -8,11 +8,11 @@ import pytest
 from harbor_tasks import SandboxFactory
 from rubric_helpers import rubric_task, task_rubric
 
+from skill2env.agent.scripted import OraclePolicy
 from skill2env.rubric.evaluate import verify_in_sandbox, verify_rollout
 from skill2env.rubric.judge import FunctionJudge, JudgeRequest, JudgeVerdict
 from skill2env.rubric.results import ItemStatus, VerificationResult
 from skill2env.sandbox.base import SandboxLimits
-from skill2env.sandbox.policies import OraclePolicy
 
 pytestmark = pytest.mark.integration
 

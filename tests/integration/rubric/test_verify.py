@@ -12,13 +12,13 @@ import pytest
 from harbor_tasks import CSV_AGGREGATION, SandboxFactory, fixture_task
 from rubric_helpers import rubric_task, task_rubric
 
+from skill2env.agent.scripted import NopPolicy, OraclePolicy, PartialPolicy, ScriptedPolicy
 from skill2env.rubric.bundle import write_bundle
 from skill2env.rubric.eval_spec import rubric_from_eval_spec
 from skill2env.rubric.evaluate import verify_in_sandbox, verify_rollout
 from skill2env.rubric.judge import FunctionJudge, JudgeRequest, JudgeVerdict
 from skill2env.rubric.results import Flag, ItemStatus
 from skill2env.sandbox.base import SandboxLimits
-from skill2env.sandbox.policies import NopPolicy, OraclePolicy, PartialPolicy, ScriptedPolicy
 from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.harbor import TEST_SH
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from harbor_tasks import CSV_AGGREGATION, HARBOR_FIXTURES, LOG_TRIAGE, SandboxFactory, fixture_task, tree
 
-from skill2env.sandbox.base import Sandbox, SandboxLimits
-from skill2env.sandbox.policies import (
+from skill2env.agent.scripted import (
     NopPolicy,
     OraclePolicy,
     PartialPolicy,
     ScriptedPolicy,
     run_scripted_rollout,
 )
+from skill2env.sandbox.base import Sandbox, SandboxLimits
 from skill2env.sandbox.task import TaskDir
 
 pytestmark = pytest.mark.integration

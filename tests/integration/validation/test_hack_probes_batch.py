@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from task_samples import make_skill_dir
 
+from skill2env.agent.scripted import run_scripted_rollout
 from skill2env.kits import KITS
 from skill2env.rubric.evaluate import verify_workspace
 from skill2env.rubric.models import CheckSpec, Method, Rubric, RubricItem
 from skill2env.rubric.results import VerificationResult
 from skill2env.sandbox.backends import BackendName, make_sandbox
 from skill2env.sandbox.base import Sandbox, SandboxLimits
-from skill2env.sandbox.policies import run_scripted_rollout
 from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.harbor import write_task_dir

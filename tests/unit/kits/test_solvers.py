@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from kit_runs import materialize, missing_tools, oracle_and_partial, rollout, score
 
+from skill2env.agent.scripted import truncated_script
 from skill2env.kits import KITS
 from skill2env.kits.base import FULL_CREDIT, Kit
 from skill2env.kits.spec import seeded
 from skill2env.patterns.pool import seed_pool
-from skill2env.sandbox.policies import truncated_script
 from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.checks import check_draft
 from skill2env.tasks.draft import TaskDraft

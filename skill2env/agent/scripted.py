@@ -22,9 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from skill2env.sandbox.base import ExecResult, Sandbox
-from skill2env.sandbox.errors import SandboxDeadlineExceeded, SandboxError, SandboxTimeout
-from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox import ExecResult, Sandbox, SandboxDeadlineExceeded, SandboxError, SandboxTimeout, TaskDir
 
 SOLUTION_DIR = "/solution"
 SCHEMA_VERSION = 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from model_author_script import ONE_PROGRAM_SOLVE_SH, SOLVE_SH
 
-from skill2env.sandbox.policies import solution_steps, steps_to_run
+from skill2env.agent.scripted import solution_steps, steps_to_run
 from skill2env.tasks.author_answers import step_findings
 
 STEPPED = """#!/usr/bin/env bash

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skill2env.sandbox.policies import POLICIES, PartialPolicy, truncated_script
+from skill2env.agent.scripted import POLICIES, PartialPolicy, truncated_script
 
 SCRIPT = "#!/usr/bin/env bash\n# set up\nset -e\n\nmkdir out\necho a > out/a\n# last step\necho b > out/b\n"
 

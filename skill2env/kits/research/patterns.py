@@ -161,8 +161,7 @@ def stale_derived_artifact(world: World, level: int, rng: random.Random, design:
         year, key = genuine.year - 1, f"{genuine.author.lower()}{genuine.year - 1}"
         while any(s.key == key for s in world.sources):
             key += "p"
-        name = genuine.title.split(":")[0]
-        preprint = Source(key, genuine.author, year, f"{name}: {world.topic} in {world.population} (preprint)",
+        preprint = Source(key, genuine.author, year, f"{genuine.title} (preprint)",
                           "OSF Preprints", f"10.31219/osf.io/{world.rng.getrandbits(24):06x}", "preprint", genuine.n,
                           genuine.population, {metric: world.value(metric, world.claims_of(metric))},
                           world.rng.choice(("md", "html", "txt")))  # fmt: skip

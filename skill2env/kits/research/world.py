@@ -202,7 +202,8 @@ class World:
         """The title led by a study name no other source has."""
         while True:
             name = "".join(self.rng.choice("ABCDEFGHKLMNPRSTVW") for _ in range(self.rng.randint(4, 6)))
-            full = f"{name}: {title[0].upper()}{title[1:]}" if "review" not in title else f"{title} ({name} group)"
+            title = title[0].upper() + title[1:]
+            full = f"{name}: {title}" if "review" not in title else f"{title} ({name} group)"
             if all(s.title != full and not s.title.startswith(name) for s in self.sources):
                 return full
 

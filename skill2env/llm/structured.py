@@ -117,10 +117,19 @@ def parse_answer(
 
 
 def validation_errors(exc: ValidationError) -> list[str]:
-    errors = [f"{'.'.join(str(p) for p in error['loc']) or '(root)'}: {error['msg']}" for error in exc.errors()]
+    errors = [
+        f"{'.'.join(str(p) for p in error['loc']) or '(root)'}: {error['msg']}{_got(error)}" for error in exc.errors()
+    ]
     if len(errors) > MAX_ERRORS_SHOWN:
         errors = [*errors[:MAX_ERRORS_SHOWN], f"… and {len(errors) - MAX_ERRORS_SHOWN} more"]
     return errors
+
+
+def _got(error: Any) -> str:
+    """What the reply said where a choice among listed values was expected (so the model sees its mistake)."""
+    if error.get("type") != "literal_error" or not isinstance(error.get("input"), str | int | float | bool):
+        return ""
+    return f" (got {error['input']!r})"
 
 
 def repair_messages(answer: str | None, errors: list[str]) -> list[Message]:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import cache
+from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from skill2env.llm import ModelClient, ModelError, Prompt, render
 from skill2env.llm.session import LlmSession
@@ -47,6 +49,15 @@ class ModelChoice(BaseModel):
     picks: list[ModelPick] = Field(min_length=1, max_length=8)
 
 
+@cache
+def choice_model(candidates: tuple[str, ...], fewest: int, most: int) -> type[ModelChoice]:
+    """`ModelChoice` whose schema says what the checks say: ids from `candidates` only (an enum) and
+    between `fewest` and `most` picks, so a server that constrains output to the schema enforces them."""
+    pick = create_model("ModelPick", __base__=ModelPick, pattern_id=(Literal[candidates], ...))  # type: ignore[arg-type]
+    bounds = Field(min_length=fewest, max_length=most)
+    return create_model("ModelChoice", __base__=ModelChoice, picks=(list[pick], bounds))
+
+
 class ModelPatternChooser:
     """Chooses patterns with the author role's model; falls back to the rules (see the module docstring)."""
 
@@ -65,7 +76,7 @@ class ModelPatternChooser:
         try:
             answer = self.client.structured(
                 self._prompt(profile, traits, candidates, pool, policy),
-                ModelChoice,
+                choice_model(tuple(by_id), policy.min_patterns, policy.max_patterns),
                 check=lambda choice: problems(choice, by_id, pool, policy),
                 partition_key=profile.domain,
             ).value

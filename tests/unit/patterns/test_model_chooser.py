@@ -62,3 +62,19 @@ def test_an_unavailable_endpoint_falls_back_to_the_rules(server: ScriptedServer,
         DOCUMENT_SKILL, seed_pool(), SelectionPolicy()
     )
     assert selection.chooser == "rules" and "ModelUnavailable" in selection.notes[0]
+
+
+def test_the_answer_schema_allows_only_the_candidates_and_the_policy_s_bounds(
+    server: ScriptedServer, make_client: ClientFactory
+) -> None:
+    ids = _candidate_ids(4)
+    server.script(json_answer(_picks(ids[:3])))
+    policy = SelectionPolicy(min_patterns=2, max_patterns=4)
+    ModelPatternChooser(make_client(cache=CacheMode.off)).select(DOCUMENT_SKILL, seed_pool(), policy)
+
+    schema = server.requests[0]["response_format"]["json_schema"]["schema"]
+    picks = schema["properties"]["picks"]
+    assert (picks["minItems"], picks["maxItems"]) == (2, 4)
+    pick = schema["$defs"][picks["items"]["$ref"].rsplit("/", 1)[-1]]
+    allowed = pick["properties"]["pattern_id"]["enum"]
+    assert set(ids) <= set(allowed) and "made_up_pattern" not in allowed and len(allowed) == len(set(allowed))

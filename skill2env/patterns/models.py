@@ -64,6 +64,8 @@ class Trait(StrEnum):
     """Many prose items to read, search or classify (tickets, emails, notes)."""
     DEBUGGING = "debugging"
     """Finding and fixing bugs in code: failing tests, tracebacks, root causes, test-driven work, review."""
+    SOURCE_CONTROL = "source_control"
+    """Git work: commits, branches, merges, rebases, reverts, tags, bisecting, blame, changelogs, releases."""
     RESEARCH = "research"
     """Research from sources: literature reviews, citations and bibliographies, fact-checking, summarising papers."""
 

@@ -19,48 +19,48 @@ TOPICS = (
         "time-restricted eating",
         "adults with overweight",
         (
-            ("body weight change", "kg"),
-            ("waist circumference change", "cm"),
-            ("fasting glucose change", "mg/dL"),
-            ("systolic blood pressure change", "mmHg"),
-            ("dropout rate", "%"),
-            ("adherence rate", "%"),
+            ("body weight change", "kg", 0.5, 6.0),
+            ("waist circumference change", "cm", 1.0, 8.0),
+            ("fasting glucose change", "mg/dL", 1.0, 15.0),
+            ("systolic blood pressure change", "mmHg", 1.0, 10.0),
+            ("dropout rate", "%", 5.0, 35.0),
+            ("adherence rate", "%", 55.0, 95.0),
         ),
     ),
     (
         "standing desks in offices",
         "adult office workers",
         (
-            ("sitting time change", "min/day"),
-            ("lower back pain score change", "points"),
-            ("step count change", "steps/day"),
-            ("productivity score change", "points"),
-            ("discontinuation rate", "%"),
-            ("daily standing time", "min/day"),
+            ("sitting time change", "min/day", 10.0, 120.0),
+            ("lower back pain score change", "points", 0.3, 3.0),
+            ("step count change", "steps/day", 100.0, 2000.0),
+            ("productivity score change", "points", 0.5, 6.0),
+            ("discontinuation rate", "%", 5.0, 40.0),
+            ("daily standing time", "min/day", 20.0, 150.0),
         ),
     ),
     (
         "mindfulness training for nurses",
         "adult hospital nurses",
         (
-            ("burnout score change", "points"),
-            ("perceived stress score change", "points"),
-            ("sick days change", "days/year"),
-            ("sleep quality score change", "points"),
-            ("completion rate", "%"),
-            ("turnover intention change", "points"),
+            ("burnout score change", "points", 1.0, 12.0),
+            ("perceived stress score change", "points", 1.0, 8.0),
+            ("sick days change", "days/year", 0.5, 4.0),
+            ("sleep quality score change", "points", 0.3, 3.0),
+            ("completion rate", "%", 50.0, 95.0),
+            ("turnover intention change", "points", 0.2, 2.0),
         ),
     ),
     (
         "e-bike commuting",
         "adult commuters",
         (
-            ("weekly active minutes change", "min/week"),
-            ("VO2max change", "mL/kg/min"),
-            ("commute time change", "min"),
-            ("resting heart rate change", "bpm"),
-            ("crash rate", "per 1000 riders"),
-            ("retention rate", "%"),
+            ("weekly active minutes change", "min/week", 20.0, 150.0),
+            ("VO2max change", "mL/kg/min", 0.5, 4.0),
+            ("commute time change", "min", 2.0, 15.0),
+            ("resting heart rate change", "bpm", 1.0, 6.0),
+            ("crash rate", "per 1000 riders", 0.5, 8.0),
+            ("retention rate", "%", 40.0, 90.0),
         ),
     ),
 )
@@ -127,7 +127,8 @@ class World:
     rng: random.Random
     topic: str
     population: str
-    metrics: list[tuple[str, str]]
+    metrics: list[tuple[str, str, float, float]]
+    """(name, unit, low, high): the plausible size of a reported value."""
     asked: list[str]
     sources: list[Source] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
@@ -143,10 +144,10 @@ class World:
     supplement_level: int = 0
 
     def unit(self, metric: str) -> str:
-        return dict(self.metrics)[metric]
+        return next(unit for name, unit, _, _ in self.metrics if name == metric)
 
     def spare(self) -> list[str]:
-        return [m for m, _ in self.metrics if m not in self.asked]
+        return [m for m, _, _, _ in self.metrics if m not in self.asked]
 
     def new_key(self, names: tuple[str, ...], year: int) -> tuple[str, str]:
         free = [a for a in names if a not in self.used] or list(names)
@@ -162,11 +163,11 @@ class World:
         return f"10.{prefix}/{journal}.{self.rng.randint(10000, 99999)}"
 
     def value(self, metric: str, avoid: list[float]) -> float:
+        low, high = next((lo, hi) for name, _, lo, hi in self.metrics if name == metric)
         while True:
-            base = self.rng.uniform(2, 40) if self.unit(metric) != "%" else self.rng.uniform(5, 60)
             sign = -1 if "change" in metric and self.rng.random() < 0.6 else 1
-            value = round(sign * base, 1)
-            if all(abs(value - a) > 0.5 for a in avoid):
+            value = round(sign * self.rng.uniform(low, high), 1)
+            if value and all(abs(value - a) > max(0.2, (high - low) / 30) for a in avoid):
                 return value
 
     def add_source(
@@ -222,8 +223,8 @@ def generate(seed: int, salt: int) -> World:
     topic, population, metrics = rng.choice(TOPICS)
     order = list(metrics)
     rng.shuffle(order)
-    world = World(seed, rng, topic, population, order, [m for m, _ in order[:ASKED]])
-    for metric, _ in order:
+    world = World(seed, rng, topic, population, order, [m for m, _, _, _ in order[:ASKED]])
+    for metric, _, _, _ in order:
         world.add_source(GENUINE, claims={metric: world.value(metric, [])})
     for _ in range(2):
         world.add_source(FILLER, design="narrative review", title=f"{topic.capitalize()}: a narrative review")

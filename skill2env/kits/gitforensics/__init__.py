@@ -1,4 +1,4 @@
-"""Kit 7: git forensics.
+"""Kit 8: git forensics.
 
 A small shop library's git repository (`repo/`, its working tree at HEAD and its `.git` directory) with
 generated history: a commit that breaks the order totals (bisectable with `scripts/check_totals.py`), an

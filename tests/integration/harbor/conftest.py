@@ -12,7 +12,16 @@ from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.export import by_task_version, export_tasks
 from skill2env.tasks.store import TaskStore
 
-EXPORTED_KITS = ("billing", "cleanroom", "incident", "configaudit", "sqldrift", "coderepair", "research")
+EXPORTED_KITS = (
+    "billing",
+    "cleanroom",
+    "incident",
+    "configaudit",
+    "sqldrift",
+    "coderepair",
+    "research",
+    "gitforensics",
+)
 SEED = 1
 
 

@@ -23,6 +23,11 @@ TASK_SCRIPT_CHECK = "task_script"
 authors' `tests/verify.py`), not by the check library."""
 
 
+MAX_ITEMS = 200
+MAX_TARGET_FILES = 100
+"""Bounds a rubric written by a model answers to (in its schema; far above any task's needs)."""
+
+
 class Method(StrEnum):
     deterministic = "deterministic"
     llm_judge = "llm_judge"
@@ -47,7 +52,7 @@ class RubricItem(BaseModel):
     description: str = Field(min_length=1)
     weight: float = Field(gt=0, le=1)
     method: Method
-    target_files: list[str] = Field(default_factory=list)
+    target_files: list[str] = Field(default_factory=list, max_length=MAX_TARGET_FILES)
     """Workspace paths or globs (relative to the workspace) the item reads."""
     check: CheckSpec | None = None
     judge_instruction: str | None = None
@@ -67,7 +72,7 @@ class Rubric(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: int = RUBRIC_SCHEMA_VERSION
-    items: list[RubricItem] = Field(min_length=1)
+    items: list[RubricItem] = Field(min_length=1, max_length=MAX_ITEMS)
     pass_threshold: float = Field(default=PASS_THRESHOLD, ge=0, le=1)
     summary: str = ""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,6 +40,18 @@ VERIFIER_PATHS = re.compile(r"(?<![\w.-])/tests\b")
 """Where the verifier's files are inside the environment (a workspace folder named `tests/` is fine)."""
 
 
+MAX_CHALLENGES = 10
+MAX_FACTS = 60
+MAX_DELIVERABLES = 10
+MAX_FILES = 60
+MAX_PACKAGES = 20
+MAX_SCRIPT_CHARS = 60_000
+MAX_INLINE_FILE_CHARS = 200_000
+"""Bounds on every list and long string of an author's answers: in the schema, so a server that
+constrains output to it cannot loop until the context fills (an unbounded list), and checked on
+the answer."""
+
+
 class _Answer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -48,12 +60,12 @@ class BlueprintAnswer(_Answer):
     """Step 1: the task blueprint, as the model drafts it."""
 
     task_name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=60)
-    goal: str = Field(min_length=10)
-    challenges: list[Challenge] = Field(min_length=1)
-    facts: list[Fact] = Field(min_length=1)
-    derivations: list[Derivation] = Field(default_factory=list)
-    deliverables: list[Deliverable] = Field(min_length=1)
-    acceptance_criteria: list[AcceptanceCriterion] = Field(min_length=1)
+    goal: str = Field(min_length=10, max_length=2_000)
+    challenges: list[Challenge] = Field(min_length=1, max_length=MAX_CHALLENGES)
+    facts: list[Fact] = Field(min_length=1, max_length=MAX_FACTS)
+    derivations: list[Derivation] = Field(default_factory=list, max_length=MAX_FACTS)
+    deliverables: list[Deliverable] = Field(min_length=1, max_length=MAX_DELIVERABLES)
+    acceptance_criteria: list[AcceptanceCriterion] = Field(min_length=1, max_length=MAX_FACTS)
     rubric: Rubric
 
     def blueprint_data(self, skill: SkillRef, domain: str, task_name: str) -> dict[str, Any]:
@@ -65,25 +77,26 @@ class BlueprintAnswer(_Answer):
 class FileText(_Answer):
     path: str = Field(min_length=1, max_length=240)
     """Relative to its folder (the workspace, or the verifier's `tests/`)."""
-    content: str
+    content: str = Field(max_length=MAX_INLINE_FILE_CHARS)
 
 
 class BuildAnswer(_Answer):
     """Step 2: what is built from the blueprint, jointly."""
 
-    instruction: str = Field(min_length=40)
-    files: list[FileText] = Field(default_factory=list)
+    instruction: str = Field(min_length=40, max_length=20_000)
+    files: list[FileText] = Field(default_factory=list, max_length=MAX_FILES)
     """Small workspace files, inline."""
-    generator: str = ""
+    generator: str = Field("", max_length=MAX_SCRIPT_CHARS)
     """A standard-library Python script that writes the (large) workspace files into its working directory."""
     solve_sh: str = Field(
         min_length=20,
+        max_length=MAX_SCRIPT_CHARS,
         description="The reference solution: a bash script in ordered steps, each opened by a line "
         "`# --- step: <name> ---` (shebang, `set -euo pipefail` and `cd` before the first step).",
     )
-    apt_packages: list[str] = Field(default_factory=list)
-    pip_packages: list[str] = Field(default_factory=list)
-    verifier_files: list[FileText] = Field(default_factory=list)
+    apt_packages: list[Annotated[str, Field(max_length=120)]] = Field(default_factory=list, max_length=MAX_PACKAGES)
+    pip_packages: list[Annotated[str, Field(max_length=120)]] = Field(default_factory=list, max_length=MAX_PACKAGES)
+    verifier_files: list[FileText] = Field(default_factory=list, max_length=MAX_FILES)
     """Expected data the checks compare against (e.g. `expected/detail.csv`), shipped with the verifier only."""
 
 

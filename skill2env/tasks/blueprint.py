@@ -18,6 +18,10 @@ from skill2env.rubric import Rubric
 BLUEPRINT_SCHEMA_VERSION = 1
 
 
+MAX_REFERENCES = 100
+"""The most facts one challenge, fact or derivation may name (a bound in the schema a model answers to)."""
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -37,7 +41,7 @@ class Challenge(_Model):
     pattern_id: str
     intensity: int = Field(ge=1, le=3)
     form: str = Field(min_length=10)
-    facts: list[str] = Field(default_factory=list)
+    facts: list[str] = Field(default_factory=list, max_length=MAX_REFERENCES)
     """Ids of the facts that carry the challenge."""
 
 
@@ -51,7 +55,7 @@ class Fact(_Model):
     level: InformationLevel
     location: str | None = None
     """Workspace file holding a discoverable fact (relative to the workspace)."""
-    derived_from: list[str] = Field(default_factory=list)
+    derived_from: list[str] = Field(default_factory=list, max_length=MAX_REFERENCES)
     """Inferable and author-only facts: the fact ids they follow from."""
 
     @model_validator(mode="after")
@@ -68,7 +72,7 @@ class Derivation(_Model):
 
     result: str
     """The fact id (author-only) or deliverable field it produces."""
-    from_facts: list[str] = Field(min_length=1)
+    from_facts: list[str] = Field(min_length=1, max_length=MAX_REFERENCES)
     reasoning: str = Field(min_length=5)
 
 

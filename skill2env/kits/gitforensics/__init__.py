@@ -28,6 +28,7 @@ from skill2env.kits.gitforensics.patterns import HISTORY, PATTERNS, TRANSFORMERS
 from skill2env.kits.gitforensics.world import (
     CHECK,
     INVENTORY,
+    LEGACY,
     NEW_TAG,
     OLD_TAG,
     SETTINGS,
@@ -126,8 +127,9 @@ Answer from the repository's history — the code and the commits, not only what
    its parents' pass; `regression.fixed_by` the commit on `main` after which the check passes again (null
    when it still fails at HEAD). `secret` is the commit that first put the payment API token (`API_TOKEN`)
    into the repository and the path of the file it put it in. `changelog.commits` are the changes of
-   `{NEW_TAG}`: every commit reachable from `{NEW_TAG}` and not from `{OLD_TAG}`, merge commits aside, and a change
-   reverted within the same range dropped together with its revert. `last_change.author` is the name of the
+   `{NEW_TAG}`: every commit reachable from `{NEW_TAG}` and not from `{OLD_TAG}`, merge commits aside, commits
+   that change only the separately released package under `legacy/` aside, and a change reverted within the
+   same range dropped together with its revert. `last_change.author` is the name of the
    author (not the committer) of the last commit on `main` that changed `{INVENTORY}`.
 2. `{CHANGELOG}`: a Markdown changelog of `{NEW_TAG}`, one bullet per change of `changelog.commits` holding its
    commit subject. It is published: it must not contain any secret (the API token included).
@@ -181,7 +183,7 @@ def items(world: World, design: Design, patterns: Mapping[str, int]) -> list[Ite
             commits,
             ("repo.tags", *facts_of("changelog_reflects_every_change")),
             "Commits reachable from the new tag and not the old, merges aside, cancelled revert pairs dropped.",
-            patterns=of("changelog_reflects_every_change", "selective_revert"),
+            patterns=of("changelog_reflects_every_change", "selective_revert", "scope_distractor"),
         ),
         Item(
             "report.last_change",
@@ -221,6 +223,24 @@ def items(world: World, design: Design, patterns: Mapping[str, int]) -> list[Ite
                 facts_of("selective_revert"),
                 "The change and its revert cancel inside the range.",
                 patterns=("selective_revert",),
+            )
+        )
+    if "scope_distractor" in patterns:
+        legacy = [
+            commit.subject
+            for commit in world.commits.values()
+            if commit.changed and all(p.startswith(LEGACY) for p in commit.changed)
+        ]
+        result.append(
+            Item(
+                "changelog.scope",
+                "CHANGELOG.md leaves out the commits that change only the legacy package.",
+                CHANGELOG,
+                absent_and_present(legacy, subjects),
+                {"absent": legacy, "present": subjects},
+                facts_of("scope_distractor"),
+                "legacy/ is released on its own; a commit that changes only it is not the shop's change.",
+                patterns=("scope_distractor",),
             )
         )
     if "persistent_redaction" in patterns:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from skill2env.kits.gitforensics.world import (
     INVENTORY,
+    LEGACY,
     PRICING,
     SETTINGS,
     Append,
@@ -218,11 +219,45 @@ def metadata_only_fact(world: World, level: int, rng: random.Random, design: Des
     }[level]
 
 
+def scope_distractor(world: World, level: int, rng: random.Random, design: Design) -> None:
+    harmless = benign(rng, level)
+    p = world.person
+    steps = [Step("Round legacy totals half up", p(), {LEGACY + "pricing_v0.py": Append("ROUNDING = 'half-up'")})]
+    if level >= 2:
+        steps.append(
+            Step("pricing: tax table for the 0.x API", p(), {LEGACY + "tax_v0.py": Append("TAX_PERCENT = 19")})
+        )
+    if level == 3:
+        shared: dict[str, bytes | Append | None] = {
+            LEGACY + "tax_v0.py": Append("from shop.pricing import TAX_PERCENT"),
+            "docs/usage.md": Append("Legacy pricing reads the same tax constant."),
+        }
+        steps.append(Step("Share the tax constant with the legacy package", p(), shared))
+    if harmless:
+        insert_before(world.after, "last", *steps)
+    else:
+        insert_before(world.release, "tag-new", *steps)
+    design.plant(
+        "scope_distractor",
+        "repo.legacy",
+        "legacy/ is another package of the repository, released on its own",
+        "released on its own",
+        "repo/" + LEGACY + "README.md",
+    )
+    design.forms["scope_distractor"] = {
+        1: "A commit inside the release changes only the legacy package, which is released on its own.",
+        2: "As level 1, with a second one whose subject names pricing.",
+        3: "As level 2, and a commit that changes the legacy package and the shop's docs, which belongs to the "
+        "changelog.",
+    }[level]
+
+
 TRANSFORMERS: dict[str, Transformer] = {
     "claim_without_receipt": claim_without_receipt,
     "persistent_redaction": persistent_redaction,
     "changelog_reflects_every_change": changelog_reflects_every_change,
     "selective_revert": selective_revert,
     "metadata_only_fact": metadata_only_fact,
+    "scope_distractor": scope_distractor,
 }
 PATTERNS = tuple(TRANSFORMERS)

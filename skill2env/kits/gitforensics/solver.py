@@ -4,9 +4,10 @@ It reads the repository's objects itself (zlib-compressed loose objects, refs an
 needed), runs `scripts/check_totals.py` on every commit's tree to find the commit that broke the totals
 and the one that fixed them, finds the token in every blob of the history and the first commit that
 added it, takes the changelog's commits by ancestry (reachable from the new tag and not from the old,
-merges aside) and drops a change and its revert recognised by their diffs, not their messages, and
-names the author of the last first-parent commit that changed the inventory module. The changelog holds
-subjects only, so a token quoted in a message body never reaches it.
+merges and commits that change only the separately released legacy package aside) and drops a change
+and its revert recognised by their diffs, not their messages, and names the author of the last
+first-parent commit that changed the inventory module. The changelog holds subjects only, so a token
+quoted in a message body never reaches it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ REPO = "repo"
 OLD, NEW = "v1.0.0", "v1.1.0"
 INVENTORY = "src/shop/inventory.py"
 CHECK = "scripts/check_totals.py"
+LEGACY = "legacy/"
 TOKEN = re.compile(rb"""API_TOKEN\s*=\s*["']([^"']+)["']""")
 
 
@@ -173,7 +175,11 @@ def secret(repo: Repo) -> tuple[str, str]:
 def changelog(repo: Repo) -> list[str]:
     old, new = repo.resolve(f"refs/tags/{OLD}"), repo.resolve(f"refs/tags/{NEW}")
     span = repo.ancestors(new) - repo.ancestors(old)
-    ordered = sorted((repo.commits[o]["time"], o) for o in span if len(repo.commits[o]["parents"]) < 2)
+    ordered = sorted(
+        (repo.commits[o]["time"], o)
+        for o in span
+        if len(repo.commits[o]["parents"]) < 2 and not all(p.startswith(LEGACY) for p in repo.diff(o))
+    )
     changes = [oid for _, oid in ordered]
     paired: set[str] = set()
     for n, oid in enumerate(changes):

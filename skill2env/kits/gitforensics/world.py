@@ -27,6 +27,8 @@ PRICING = "src/shop/pricing.py"
 INVENTORY = "src/shop/inventory.py"
 SETTINGS = "config/settings.py"
 CHECK = "scripts/check_totals.py"
+LEGACY = "legacy/"
+"""Another package in the same repository, released on its own: commits that change only it are not the shop's."""
 OLD_TAG, NEW_TAG = "v1.0.0", "v1.1.0"
 BRANCH = "main"
 TAX_PERCENT = 20
@@ -176,6 +178,7 @@ def generate(seed: int, salt: int) -> World:
                 CHECK: check_source(cases),
                 SETTINGS: settings_source(None),
                 "docs/usage.md": b"# Usage\n\n",
+                LEGACY + "README.md": b"# shop-legacy\n\nThe 0.x pricing API, released on its own.\n",
             },
             label="root",
             formula="order",
@@ -346,8 +349,10 @@ def ancestors(world: World, oid: str) -> set[str]:
 
 
 def changelog(world: World) -> list[str]:
-    """Non-merge commits reachable from the new tag and not from the old one, less cancelled pairs."""
+    """Non-merge commits reachable from the new tag and not from the old one that change the shop (not only
+    the legacy package), less cancelled pairs."""
     span = ancestors(world, world.tags[NEW_TAG]) - ancestors(world, world.tags[OLD_TAG])
+    span = {oid for oid in span if not all(p.startswith(LEGACY) for p in world.commits[oid].changed)}
     dropped: set[str] = set()
     for first, second in _pairs(world):
         if first in span and second in span:

@@ -3,12 +3,14 @@
 import warnings
 
 import dagster as dg
+import polars as pl
 
 from assets.partitions import domain_partitions
 from assets.progress import each_partition, progress_logger
 from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.formatting import markdown_table
+from skill2env.kits import KITS
 from skill2env.lake.lake import TableWrite
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.patterns.library import current_pool, pool_from_library
@@ -29,13 +31,14 @@ def pattern_library(context: dg.AssetExecutionContext, lake: LakeResource) -> dg
     """The pool of difficulty patterns: the seed files plus the additions accepted from hardening."""
     store = lake.lake()
     pool = current_pool(store.query("SELECT * FROM pattern_additions"))
-    frame = library_frame(pool)
+    frame = library_frame(pool, {p.id: [name for name, kit in KITS.items() if p.id in kit.patterns] for p in pool})
     store.write([TableWrite("pattern_library", frame)], run_id=context.run.run_id, code_version=LIBRARY_CODE_VERSION)
     by_capability = frame.group_by("capability", "origin").len().sort("capability", "origin")
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": frame.height,
             "pool_digest": pool.digest,
+            "buildable_offline": frame.filter(pl.col("built_by").list.len() > 0).height,
             "by_capability": dg.MetadataValue.md(markdown_table(by_capability)),
         }
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 import polars as pl
@@ -29,6 +29,7 @@ PATTERN_LIBRARY_SCHEMA = pl.Schema(
         "affinity": _STR_LIST,
         "conflicts": _STR_LIST,
         "source": pl.String(),
+        "built_by": _STR_LIST,
         "pattern": pl.String(),
         "pool_digest": pl.String(),
         "schema_version": pl.Int64(),
@@ -73,10 +74,12 @@ PATTERN_ADDITIONS_SCHEMA = pl.Schema(
 )
 
 
-def library_frame(pool: PatternPool) -> pl.DataFrame:
-    digest = pool.digest
-    return pl.DataFrame([_library_row(p, pool.sources.get(p.id, ""), digest) for p in pool],
-                        schema=PATTERN_LIBRARY_SCHEMA)  # fmt: skip
+def library_frame(pool: PatternPool, builders: Mapping[str, Sequence[str]] | None = None) -> pl.DataFrame:
+    """`pattern_library` rows of `pool`; `builders`: pattern id → the world kits that build it offline."""
+    digest, builders = pool.digest, builders or {}
+    rows = [_library_row(p, pool.sources.get(p.id, ""), digest) | {"built_by": sorted(builders.get(p.id, []))}
+            for p in pool]  # fmt: skip
+    return pl.DataFrame(rows, schema=PATTERN_LIBRARY_SCHEMA)
 
 
 def _library_row(pattern: Pattern, source: str, digest: str) -> dict[str, object]:

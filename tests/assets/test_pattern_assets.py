@@ -15,6 +15,7 @@ from assets.patterns import pattern_library, pattern_selections
 from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.hardening.growth import grow_pool
+from skill2env.kits import KITS
 from skill2env.lake.lake import Lake
 from skill2env.patterns.pool import seed_pool
 from skill2env.patterns.tables import addition_frame
@@ -87,3 +88,17 @@ def test_an_accepted_addition_enters_the_library(tmp_path: Path, instance: dg.Da
     assert added.rows() == [("hardening", "corrupted_input_repair", "diag-1", "diagnosis:diag-1")]
     assert lake.query("SELECT count(*) FROM pattern_library").item() == len(pool) + 1
     assert lake.query("SELECT action FROM pattern_additions").item() == "added"
+
+
+def test_the_pool_says_which_world_kits_build_each_pattern(tmp_path: Path, instance: dg.DagsterInstance) -> None:
+    home = tmp_path / "home"
+    _materialize(instance, home, [pattern_library])
+    lake = Lake(home / "lake.duckdb")
+
+    rows = {r["pattern_id"]: r for r in lake.query("SELECT * FROM pattern_buildability").iter_rows(named=True)}
+    assert len(rows) == len(seed_pool())
+    expected = {p.id: sorted(name for name, kit in KITS.items() if p.id in kit.patterns) for p in seed_pool()}
+    assert {pid: row["kits"] for pid, row in rows.items()} == expected
+    assert all(row["buildable"] == bool(row["kits"]) for row in rows.values())
+    assert all(row["intensities"] == ([1, 2, 3] if row["kits"] else []) for row in rows.values())
+    assert "billing" in rows["partial_payment_vs_billed"]["kits"]  # the billing kit's own pattern

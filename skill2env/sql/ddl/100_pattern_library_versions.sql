@@ -17,6 +17,7 @@ CREATE TABLE IF NOT EXISTS pattern_library_versions (
     affinity VARCHAR[],                    -- raise the fit
     conflicts VARCHAR[],
     source VARCHAR,                        -- the data file, or diagnosis:<id>
+    built_by VARCHAR[],                    -- the world kits that build it offline (each at intensities 1-3)
     pattern JSON NOT NULL,                 -- the whole validated pattern
     pool_digest VARCHAR NOT NULL,
     schema_version BIGINT

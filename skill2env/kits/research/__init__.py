@@ -17,7 +17,7 @@ from skill2env.kits.base import Kit
 from skill2env.kits.research.docs import QUESTIONS, render_world
 from skill2env.kits.research.patterns import BIBLIOGRAPHY, PATTERNS, PROTOCOL, TRANSFORMERS
 from skill2env.kits.research.world import World, answers, generate
-from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, apply_patterns
+from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item
 from skill2env.patterns.models import InformationLevel, Trait
 from skill2env.rubric import CheckSpec
 
@@ -54,10 +54,10 @@ class ResearchKit(Kit):
     solver_module = "skill2env.kits.research.solver"
     naive_module = "skill2env.kits.research.naive"
 
-    def world(self, seed: int, patterns: Mapping[str, int], salt: int = 0) -> tuple[World, Design]:
-        world, design = generate(seed, salt), Design()
-        apply_patterns("research", TRANSFORMERS, world, patterns, design, seed=seed, salt=salt)
-        return world, design
+    transformers = TRANSFORMERS
+
+    def generate_world(self, seed: int, salt: int) -> World:
+        return generate(seed, salt)
 
     def compose(self, seed: int, patterns: Mapping[str, int], salt: int) -> Composition:
         world, design = self.world(seed, patterns, salt)

@@ -57,6 +57,8 @@ class GitForensicsKit(Kit):
         Trait.VERSION_HISTORY: 0.3,
         Trait.CODE_REPOSITORY: 0.1,
     }
+    requires: ClassVar[Mapping[Trait, float]] = {Trait.SOURCE_CONTROL: 0.7}
+    """More than running git: commits, branches, history the skill works with."""
     tool_patterns: ClassVar[Mapping[Trait, str]] = {
         Trait.SOURCE_CONTROL: "changelog_reflects_every_change",
         Trait.VERSION_HISTORY: "selective_revert",
@@ -130,7 +132,8 @@ Answer from the repository's history — the code and the commits, not only what
    `{NEW_TAG}`: every commit reachable from `{NEW_TAG}` and not from `{OLD_TAG}`, merge commits aside, commits
    that change only the separately released package under `legacy/` aside, and a change reverted within the
    same range dropped together with its revert. `last_change.author` is the name of the
-   author (not the committer) of the last commit on `main` that changed `{INVENTORY}`.
+   author (not the committer) of the last commit on `main` that changed `{INVENTORY}`, as the repository's
+   `.mailmap` names them today when it has one (what `git log --use-mailmap` shows).
 2. `{CHANGELOG}`: a Markdown changelog of `{NEW_TAG}`, one bullet per change of `changelog.commits` holding its
    commit subject. It is published: it must not contain any secret (the API token included).
 """
@@ -191,9 +194,9 @@ def items(world: World, design: Design, patterns: Mapping[str, int]) -> list[Ite
             REPORT,
             checks.json_value(REPORT, "$.last_change.author", author),
             author,
-            facts_of("metadata_only_fact"),
+            (*facts_of("metadata_only_fact"), *design.facts_of("rename_propagation")),
             "HEAD's first-parent line walked back to the last commit whose tree changes the file; its author.",
-            patterns=of("metadata_only_fact"),
+            patterns=of("metadata_only_fact", "rename_propagation"),
         ),
         Item(
             "changelog.entries",

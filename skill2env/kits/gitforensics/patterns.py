@@ -20,6 +20,7 @@ from skill2env.kits.gitforensics.world import (
     PRICING,
     SETTINGS,
     Append,
+    Person,
     Step,
     World,
     insert_after,
@@ -252,11 +253,46 @@ def scope_distractor(world: World, level: int, rng: random.Random, design: Desig
     }[level]
 
 
+RENAMED = (("Sam Ortiz", "Samira Ortiz"), ("Lee Wong", "Leah Wong"), ("Chris Berg", "Christine Berg"))
+
+
+def rename_propagation(world: World, level: int, rng: random.Random, design: Design) -> None:
+    harmless = benign(rng, level)
+    old, new = rng.choice(RENAMED)
+    handle = new.split()[0].lower()
+    before = Person(old, f"{old.split()[0].lower()}@shop.example")
+    last = step_of(world, "last")
+    if not harmless:
+        last.author = before
+    else:  # the renamed person made an earlier inventory change; the last one is someone else's
+        insert_before(world.after, "last", Step("Clamp reorder thresholds", before, {INVENTORY: Append("# clamp")}))
+    if level == 1:
+        line, now = f"{new} <{before.email}>", before.email
+    elif level == 2:
+        line, now = f"{new} <{handle}@shop.example> <{before.email}>", before.email
+    else:  # the map names the person by their new address only; the commits carry the old one
+        line, now = f"{new} <{handle}@shop.example> {old} <{before.email}>", before.email
+    world.mailmap[now] = new
+    mailmap = f"# Canonical names and addresses of authors (git log --use-mailmap).\n{line}\n".encode()
+    insert_before(
+        world.after, "last", Step("Add a .mailmap for renamed authors", world.person(), {".mailmap": mailmap})
+    )
+    design.plant(
+        "rename_propagation", "repo.mailmap", "an author's name today comes from .mailmap", new, "repo/.mailmap"
+    )
+    design.forms["rename_propagation"] = {
+        1: "The last author of the inventory module has changed their name; .mailmap gives the name today.",
+        2: "As level 1, the map line also changes the address (name, new address, old address).",
+        3: "As level 2, the map line names the old identity in full (name and address) after the new one.",
+    }[level]
+
+
 TRANSFORMERS: dict[str, Transformer] = {
     "claim_without_receipt": claim_without_receipt,
     "persistent_redaction": persistent_redaction,
     "changelog_reflects_every_change": changelog_reflects_every_change,
     "selective_revert": selective_revert,
+    "rename_propagation": rename_propagation,  # before metadata_only_fact, which reads the last author
     "metadata_only_fact": metadata_only_fact,
     "scope_distractor": scope_distractor,
 }

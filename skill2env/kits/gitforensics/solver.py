@@ -6,8 +6,8 @@ and the one that fixed them, finds the token in every blob of the history and th
 added it, takes the changelog's commits by ancestry (reachable from the new tag and not from the old,
 merges and commits that change only the separately released legacy package aside) and drops a change
 and its revert recognised by their diffs, not their messages, and names the author of the last
-first-parent commit that changed the inventory module. The changelog holds subjects only, so a token
-quoted in a message body never reaches it.
+first-parent commit that changed the inventory module, as the repository's `.mailmap` names them. The
+changelog holds subjects only, so a token quoted in a message body never reaches it.
 """
 
 from __future__ import annotations
@@ -192,10 +192,27 @@ def changelog(repo: Repo) -> list[str]:
     return [oid for oid in changes if oid not in paired]
 
 
+def mailmap(repo: Repo) -> dict[tuple[str, str], str]:
+    """(name or '', old email) → canonical name, from HEAD's `.mailmap` (git's four line forms)."""
+    blob = repo.files(repo.head()).get(".mailmap")
+    found: dict[tuple[str, str], str] = {}
+    for line in repo.blob(blob).decode().splitlines() if blob else []:
+        line = line.split("#", 1)[0].strip()
+        match = re.fullmatch(r"([^<]*?)\s*<([^>]*)>(?:\s*([^<]*?)\s*<([^>]*)>)?", line)
+        if not match or not match.group(1):
+            continue
+        name, email, old_name, old_email = match.groups()
+        found[((old_name or "") if old_email else "", (old_email or email).lower())] = name
+    return found
+
+
 def last_author(repo: Repo, path: str) -> str:
+    names = mailmap(repo)
     for oid in repo.first_parents(repo.head()):
         if path in repo.diff(oid):
-            return str(repo.commits[oid]["author_name"])
+            name = str(repo.commits[oid]["author_name"])
+            email = repo.commits[oid]["author"].rsplit("<", 1)[1].split(">", 1)[0].lower()
+            return names.get((name, email)) or names.get(("", email)) or name
     return ""
 
 

@@ -151,6 +151,8 @@ class World:
     cancelled: set[str] = field(default_factory=set)
     """Labels of step pairs (a change and its revert) that cancel when both sit in the release range."""
     token_in_body: bool = False
+    mailmap: dict[str, str] = field(default_factory=dict)
+    """Email a commit records → the name `.mailmap` gives its author now."""
 
     def person(self, *avoid: Person) -> Person:
         return self.rng.choice([p for p in PEOPLE if p not in avoid])
@@ -392,10 +394,10 @@ def regression(world: World) -> tuple[str, str | None]:
 
 
 def last_author(world: World, path: str) -> str:
-    """The author of the last commit on HEAD's first-parent line that changed `path`."""
+    """The author of the last commit on HEAD's first-parent line that changed `path`, as `.mailmap` names them."""
     oid = world.head
     while True:
         commit = world.commits[oid]
         if commit.parents and commit.tree.get(path) != world.commits[commit.parents[0]].tree.get(path):
-            return commit.author.name
+            return world.mailmap.get(commit.author.email, commit.author.name)
         oid = commit.parents[0]

@@ -16,7 +16,15 @@ from skill2env.kits import KITS, author_offline, kit_matches
 from skill2env.kits.base import FULL_CREDIT, haystack
 from skill2env.kits.gitforensics import KIT
 from skill2env.kits.gitforensics.patterns import benign
-from skill2env.kits.gitforensics.world import INVENTORY, NEW_TAG, OLD_TAG, changelog, regression, repository_files
+from skill2env.kits.gitforensics.world import (
+    INVENTORY,
+    NEW_TAG,
+    OLD_TAG,
+    changelog,
+    last_author,
+    regression,
+    repository_files,
+)
 from skill2env.kits.spec import seeded
 from skill2env.patterns.traits import SkillProfile
 from skill2env.tasks.blueprint import SkillRef
@@ -66,7 +74,7 @@ def test_the_naive_baseline_stays_below_full_credit_with_every_pattern_on() -> N
 def test_the_naive_baseline_is_right_when_every_trap_is_benign() -> None:
     patterns = dict.fromkeys(KIT.patterns, 1)
     seed = next(
-        s for s in range(50) if all(benign(seeded("gitforensics", s, 0, p), 1) for p in patterns)
+        s for s in range(200) if all(benign(seeded("gitforensics", s, 0, p), 1) for p in patterns)
     )  # the base world alone has no trap; each benign draw keeps the obvious reading right
     reward, items, log = rollout(build(seed, patterns), KIT.naive_policy())
     assert reward >= FULL_CREDIT, (seed, items, log)
@@ -105,7 +113,9 @@ def test_git_reads_the_repository_as_the_kit_planned_it() -> None:
         assert git("status", "--porcelain") == ""
         span = git("rev-list", "--no-merges", f"{OLD_TAG}..{NEW_TAG}").split()
         assert set(changelog(world)) <= set(span)
-        assert git("log", "-1", "--format=%an", "--", INVENTORY).strip()
+        assert git("log", "--use-mailmap", "-1", "--format=%aN", "--", INVENTORY).strip() == last_author(
+            world, INVENTORY
+        )
         introduced, _ = regression(world)
         run = subprocess.run(
             ["python3", "scripts/check_totals.py"], cwd=repo, capture_output=True, text=True, check=False

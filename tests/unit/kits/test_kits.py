@@ -30,7 +30,7 @@ def every_pattern(kit_name: str, level: int) -> dict[str, int]:
     return dict.fromkeys(KITS[kit_name].patterns, level)
 
 
-FEWER_PATTERNS = {"gitforensics": 6}
+FEWER_PATTERNS = {"gitforensics": 7}
 """Kits that implement fewer than ten pool patterns so far, with how many they implement."""
 
 

@@ -64,6 +64,10 @@ class Kit(ABC):
     """Pool pattern ids this kit implements, each at intensities 1-3."""
     traits: ClassVar[Mapping[Trait, float]]
     """Skill traits this kit's tasks exercise, with how much each counts toward a match."""
+    requires: ClassVar[Mapping[Trait, float]] = {}
+    """Traits a skill must show at least this strongly for the kit to serve it at all: a kit whose world
+    is one activity (a literature review, a repository's history) serves only skills that do it,
+    not every skill that mentions it once."""
     tool_patterns: ClassVar[Mapping[Trait, str]]
     """Skill trait → the pattern that makes the agent use that kind of tool."""
     starters: ClassVar[tuple[str, ...]]
@@ -92,6 +96,11 @@ class Kit(ABC):
 
     def matches(self, profile: SkillProfile) -> KitMatch:
         offered = skill_traits(profile)
+        for trait, least in self.requires.items():
+            shown = offered[trait].strength if trait in offered else 0.0
+            if shown < least:
+                return KitMatch(self.name, 0.0, f"{self.title}: the skill shows {trait.value} at {shown:.2f}, "
+                                                f"the kit needs {least:.2f}")  # fmt: skip
         hits = [(t, w * offered[t].strength) for t, w in self.traits.items() if t in offered]
         score = round(sum(s for _, s in hits), 3)
         if not hits:

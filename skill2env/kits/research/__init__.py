@@ -37,6 +37,8 @@ class ResearchKit(Kit):
         Trait.TEXT_CORPUS: 0.2,
         Trait.DOCUMENTS: 0.1,
     }
+    requires: ClassVar[Mapping[Trait, float]] = {Trait.RESEARCH: 0.5}
+    """More than a mention of sources or evidence: citations, bibliographies, literature."""
     tool_patterns: ClassVar[Mapping[Trait, str]] = {
         Trait.RESEARCH: "claim_without_receipt",
         Trait.TEXT_CORPUS: "scope_distractor",

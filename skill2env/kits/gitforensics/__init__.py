@@ -39,7 +39,7 @@ from skill2env.kits.gitforensics.world import (
     regression,
     repository_files,
 )
-from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, Workspace, apply_patterns
+from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, Workspace
 from skill2env.patterns.models import InformationLevel, Trait
 from skill2env.rubric import CheckSpec
 
@@ -69,10 +69,10 @@ class GitForensicsKit(Kit):
     solver_module = "skill2env.kits.gitforensics.solver"
     naive_module = "skill2env.kits.gitforensics.naive"
 
-    def world(self, seed: int, patterns: Mapping[str, int], salt: int = 0) -> tuple[World, Design]:
-        world, design = generate(seed, salt), Design()
-        apply_patterns("gitforensics", TRANSFORMERS, world, patterns, design, seed=seed, salt=salt)
-        return world, design
+    transformers = TRANSFORMERS
+
+    def generate_world(self, seed: int, salt: int) -> World:
+        return generate(seed, salt)
 
     def compose(self, seed: int, patterns: Mapping[str, int], salt: int) -> Composition:
         world, design = self.world(seed, patterns, salt)

@@ -362,11 +362,13 @@ class PipelineOutcome:
 
 
 def empty_stages(outputs: dict[str, int]) -> list[str]:
-    """The first iteration's stages that had items and produced nothing from them (a row of
-    `queries/stage_outputs`), each said as a sentence."""
+    """The first iteration's stages that had items and produced nothing from them because they failed
+    (a row of `queries/stage_outputs`), each said as a sentence. Skills every author declined (no
+    kit fits, offline) are skipped, not failures: they show in `stage_failures` without failing the run."""
     said = []
-    if outputs["authored"] and not outputs["built"]:
-        said.append(f"authoring built no task from {outputs['authored']} skills with selected patterns")
+    if outputs["authoring_failed"] and not outputs["built"]:
+        said.append(f"authoring built no task: {outputs['authoring_failed']} of {outputs['authored']} skills with "
+                    "selected patterns failed (error or rejected), the rest were skipped")  # fmt: skip
     if outputs["validated"] and not outputs["accepted"]:
         said.append(f"validation accepted none of {outputs['validated']} tasks")
     if outputs["rollouts"] and not outputs["rollouts_run"]:

@@ -58,10 +58,13 @@ def test_stage_config_is_addressed_by_asset_key() -> None:
 
 
 def test_a_stage_that_made_nothing_of_what_it_was_given_is_named() -> None:
-    nothing_failed = {"authored": 3, "built": 3, "validated": 3, "accepted": 2, "rollouts": 8, "rollouts_run": 7}
+    nothing_failed = {"authored": 3, "built": 3, "authoring_failed": 0, "validated": 3, "accepted": 2,
+                      "rollouts": 8, "rollouts_run": 7}  # fmt: skip
     assert empty_stages(nothing_failed) == []
     assert empty_stages(dict.fromkeys(nothing_failed, 0)) == []  # nothing given: nothing to say
-    said = empty_stages(nothing_failed | {"built": 0, "accepted": 0, "rollouts_run": 0})
-    assert said == ["authoring built no task from 3 skills with selected patterns",
+    assert empty_stages(dict.fromkeys(nothing_failed, 0) | {"authored": 3}) == []  # every skill skipped: declined
+    said = empty_stages(nothing_failed | {"built": 0, "authoring_failed": 2, "accepted": 0, "rollouts_run": 0})
+    assert said == ["authoring built no task: 2 of 3 skills with selected patterns failed (error or rejected), "
+                    "the rest were skipped",
                     "validation accepted none of 3 tasks",
                     "every one of 8 rollouts ended in an infrastructure or model error"]  # fmt: skip

@@ -99,7 +99,7 @@ def _wait_until_serving(base: str, process: subprocess.Popen[bytes], log: Path) 
     raise AssertionError(f"the UI did not come up in {START_TIMEOUT} s:\n{log.read_text(errors='replace')}")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ui(bundled_home: Path, ui_artifacts: Path) -> Iterator[str]:
     """`skill2env ui` (webserver + daemon) over the bundled home on a free port; its base URL."""
     port = free_port()
@@ -124,7 +124,7 @@ def ui(bundled_home: Path, ui_artifacts: Path) -> Iterator[str]:
             process.wait(timeout=30)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def graphql(ui: str) -> GraphQL:
     def call(query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         return graphql_call(ui, query, variables)
@@ -132,9 +132,11 @@ def graphql(ui: str) -> GraphQL:
     return call
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Chromium from Debian, driven by Playwright."""
+    """Chromium from Debian, driven by Playwright. Module-scoped: Playwright's synchronous API runs an
+    event loop on this thread until it stops, and every later test that starts its own loop
+    (`asyncio.run`) needs it gone."""
     if not CHROMIUM.is_file():
         pytest.fail(f"Chromium is not installed at {CHROMIUM}: run `make sandbox` (scripts/setup-sandbox.sh)")
     # Chromium's own sandbox refuses to start as root (CI runs as root); the pages are our loopback UI.

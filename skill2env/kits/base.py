@@ -78,9 +78,9 @@ class Kit(ABC):
     transformers: ClassVar[Mapping[str, Callable[[Any, int, random.Random, Design], None]]] = {}
     """Pattern id → the function that builds it into a world at an intensity (see `spec.apply_patterns`)."""
 
+    @abstractmethod
     def generate_world(self, seed: int, salt: int) -> Any:
         """The ground-truth world for `seed` before any pattern (`salt` re-draws incidental values)."""
-        raise NotImplementedError(f"kit {self.name} generates its worlds in its own `world`")
 
     def world(self, seed: int, patterns: Mapping[str, int], salt: int = 0) -> tuple[Any, Design]:
         """The world for `seed` with `patterns` (id → intensity) built in by `transformers`, and its design."""

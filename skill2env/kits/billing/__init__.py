@@ -76,8 +76,13 @@ class BillingKit(Kit):
     solver_module = "skill2env.kits.billing.solver"
     naive_module = "skill2env.kits.billing.naive"
 
+    def generate_world(self, seed: int, salt: int) -> World:
+        return generate(seed, salt)
+
     def world(self, seed: int, patterns: Mapping[str, int], salt: int = 0) -> tuple[World, Design]:
-        world, design = generate(seed, salt), Design()
+        """The base world plus the billing steps that run between pattern stages (work orders, prices,
+        line numbers, payments), each stage's patterns applied after the step it depends on."""
+        world, design = self.generate_world(seed, salt), Design()
 
         def rng(pattern: str) -> random.Random:
             return seeded("billing", seed, salt, pattern)

@@ -63,7 +63,15 @@ class SqlDriftKit(Kit):
     solver_module = "skill2env.kits.sqldrift.solver"
     naive_module = "skill2env.kits.sqldrift.naive"
 
+    transformers = TRANSFORMERS
+
+    def generate_world(self, seed: int, salt: int) -> World:
+        return generate(seed, salt)
+
     def world(self, seed: int, patterns: Mapping[str, int], salt: int = 0, variant: int = 0) -> tuple[World, Design]:
+        """The base world, or (`variant` 1) the verifier's second copy holding other orders."""
+        if variant == 0:
+            return super().world(seed, patterns, salt)
         world, design = generate(seed, salt, variant), Design()
         apply_patterns("sqldrift", TRANSFORMERS, world, patterns, design, seed=seed, salt=salt)
         return world, design

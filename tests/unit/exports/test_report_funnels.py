@@ -39,7 +39,7 @@ TOTALS = [
 SKILLS = {
     # path: (domain, the criterion that fails or None)
     "data/clean": ("data", None),
-    "data/stub": ("data", "practical"),
+    "data/essay": ("data", "practical"),
     "data/pipe": ("data", "safe"),
     "ops/triage": ("ops", None),
 }

@@ -68,6 +68,10 @@ class Trait(StrEnum):
     """Git work: commits, branches, merges, rebases, reverts, tags, bisecting, blame, changelogs, releases."""
     RESEARCH = "research"
     """Research from sources: literature reviews, citations and bibliographies, fact-checking, summarising papers."""
+    SCIENTIFIC_DATA = "scientific_data"
+    """Measurements and experiments: units, calibration, instruments, uncertainties, fitting models to data."""
+    AGENT_MEMORY = "agent_memory"
+    """An agent's own long-lived notes: memory files, journals, decision logs, recall across sessions."""
 
 
 class InformationLevel(StrEnum):

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skill2env.catalog.catalog import catalog_skills
+from skill2env.curation.partition import curate_partition
+from skill2env.lake.lake import Lake, TableWrite
+
 GOOD = """---
 name: csv-report
 description: >-
@@ -71,3 +75,14 @@ def small_tree(root: Path) -> Path:
     write_skill(root, "others/fast-setup", MALICIOUS)
     write_skill(root, "others/draft", NO_FRONTMATTER)
     return root
+
+
+def curate_tree(lake: Lake, root: Path) -> None:
+    """Catalog `root` into the lake and curate every domain, as the pipeline does."""
+    skills = catalog_skills(root, workers=1).skills
+    lake.write([TableWrite("skills", skills)], run_id="catalog", code_version="test")
+    writes = [
+        TableWrite("curated_skills", curate_partition(frame, str(domain)), partition_key=str(domain))
+        for (domain,), frame in skills.group_by("domain", maintain_order=True)
+    ]
+    lake.write(writes, run_id="curation", code_version="test")

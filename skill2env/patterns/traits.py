@@ -110,7 +110,6 @@ CUES: dict[Trait, TraitCues] = {
         ),
         extensions=("yaml", "yml", "toml", "ini", "cfg", "conf", "tf", "env"),
         programs=("kubectl", "helm", "terraform", "ansible", "docker", "yq"),
-        file_kinds=("config",),
     ),
     Trait.LOGS: TraitCues(
         words=(

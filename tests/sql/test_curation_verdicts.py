@@ -7,10 +7,8 @@ from pathlib import Path
 
 import duckdb
 from rows import curated_frame, curated_row, skill_row, skills_frame
-from skill_trees import small_tree, write_skill
+from skill_trees import curate_tree, small_tree, write_skill
 
-from skill2env.catalog.catalog import catalog_skills
-from skill2env.curation.partition import curate_partition
 from skill2env.lake.lake import Lake, TableWrite
 
 # A long essay: no steps, commands or scripts, nothing promotional or persona-like. The rules can
@@ -27,17 +25,6 @@ description: Thoughts on naming things in large codebases.
     f"is easier to read than one that does not; this is observation number {i} about that."
     for i in range(12)
 )
-
-
-def curate_tree(lake: Lake, root: Path) -> None:
-    """Catalog `root` into the lake and curate every domain, as the pipeline does."""
-    skills = catalog_skills(root, workers=1).skills
-    lake.write([TableWrite("skills", skills)], run_id="catalog", code_version="test")
-    writes = [
-        TableWrite("curated_skills", curate_partition(frame, str(domain)), partition_key=str(domain))
-        for (domain,), frame in skills.group_by("domain", maintain_order=True)
-    ]
-    lake.write(writes, run_id="curation", code_version="test")
 
 
 def test_undecided_skills_are_counted_apart_and_never_curated(lake: Lake, tmp_path: Path) -> None:

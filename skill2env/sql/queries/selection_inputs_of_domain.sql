@@ -13,8 +13,11 @@ latest_curation AS (
     WHERE c.partition_key = $domain AND c.curated
 ),
 files AS (
+    -- A file that only packages the skill (its registry record, a package manifest or lock file, kind
+    -- `config`) says nothing about the files its workflow handles: its extension is left out.
     SELECT f.skill_id, f.skill_path,
-           list(DISTINCT lower(regexp_extract(f.path, '\.([A-Za-z0-9]+)$', 1))) AS extensions,
+           list(DISTINCT lower(regexp_extract(f.path, '\.([A-Za-z0-9]+)$', 1))) FILTER (WHERE f.kind <> 'config')
+               AS extensions,
            list(DISTINCT f.kind) AS file_kinds
     FROM skill_files_versions AS f
     JOIN latest_materializations AS m ON m.table_name = 'skill_files' AND m.write_id = f.write_id

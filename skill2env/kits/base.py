@@ -36,6 +36,10 @@ MAX_SALTS = 8
 """Worlds re-drawn (with another salt) before a computed answer that shows in the workspace is an error."""
 MIN_MATCH = 0.25
 """A skill whose best kit scores below this gets no offline task (recorded as skipped, with the scores)."""
+LEAD_AT_LEAST = 0.4
+"""How strongly a skill must show one of a kit's lead traits (its highest-weighted ones) for the kit to
+serve it: one structural cue (a file extension, a dependency, a program) or four distinct cue words.
+Without it the kit's world is not what the skill works on, however many side traits add up."""
 FULL_CREDIT = 1.0 - 1e-9
 
 
@@ -94,6 +98,15 @@ class Kit(ABC):
 
     # -- matching -------------------------------------------------------------------------------
 
+    lead: ClassVar[tuple[Trait, ...]] = ()
+    """The traits the kit's world is made of (one must show at `LEAD_AT_LEAST`); by default those of
+    the highest weight."""
+
+    @property
+    def lead_traits(self) -> tuple[Trait, ...]:
+        top = max(self.traits.values())
+        return self.lead or tuple(t for t, w in self.traits.items() if w == top)
+
     def matches(self, profile: SkillProfile) -> KitMatch:
         offered = skill_traits(profile)
         for trait, least in self.requires.items():
@@ -101,6 +114,11 @@ class Kit(ABC):
             if shown < least:
                 return KitMatch(self.name, 0.0, f"{self.title}: the skill shows {trait.value} at {shown:.2f}, "
                                                 f"the kit needs {least:.2f}")  # fmt: skip
+        lead = self.lead_traits
+        if not any(offered[t].strength >= LEAD_AT_LEAST for t in lead if t in offered):
+            leads = ", ".join(f"{t.value} {offered[t].strength if t in offered else 0.0:.2f}" for t in lead)
+            return KitMatch(self.name, 0.0, f"{self.title}: the skill does not work on what the kit's world is "
+                                            f"made of ({leads}; one needs {LEAD_AT_LEAST:.2f})")  # fmt: skip
         hits = [(t, w * offered[t].strength) for t, w in self.traits.items() if t in offered]
         score = round(sum(s for _, s in hits), 3)
         if not hits:

@@ -72,6 +72,8 @@ class Trait(StrEnum):
     """Measurements and experiments: units, calibration, instruments, uncertainties, fitting models to data."""
     AGENT_MEMORY = "agent_memory"
     """An agent's own long-lived notes: memory files, journals, decision logs, recall across sessions."""
+    FINANCE = "finance"
+    """Money documents and their reconciliation: invoices, payments, receipts, ledgers, contracts' rates."""
 
 
 class InformationLevel(StrEnum):

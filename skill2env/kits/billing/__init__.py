@@ -50,6 +50,7 @@ class BillingKit(Kit):
     formats = ("docx", "html", "pdf", "pdf-scanned", "png", "xlsx", "markdown", "csv", "json", "eml", "shell")
     patterns = PATTERNS
     traits: ClassVar[Mapping[Trait, float]] = {
+        Trait.FINANCE: 1.2,
         Trait.DOCUMENTS: 1.0,
         Trait.SCANNED_MEDIA: 1.0,
         Trait.TABULAR_DATA: 0.6,
@@ -57,7 +58,10 @@ class BillingKit(Kit):
         Trait.TEMPORAL_DATA: 0.3,
         Trait.VERSION_HISTORY: 0.2,
     }
+    lead = (Trait.FINANCE, Trait.DOCUMENTS, Trait.SCANNED_MEDIA)
+    """Money matters, or the documents and scans the evidence sits in."""
     tool_patterns: ClassVar[Mapping[Trait, str]] = {
+        Trait.FINANCE: "partial_payment_vs_billed",
         Trait.SCANNED_MEDIA: "scanned_evidence_without_text_layer",
         Trait.DOCUMENTS: "scanned_evidence_without_text_layer",
         Trait.TABULAR_DATA: "partial_payment_vs_billed",

@@ -55,12 +55,17 @@ CONFIG = skill(
     programs=["kubectl", "yq"],
     extensions=["yaml", "toml"],
 )
-AUDIO = skill(
-    "podcast-cutter",
-    "Cut audio podcasts, normalise loudness of every clip, export mp3.",
-    programs=["ffmpeg"],
-    dependency_names=["pydub"],
-    extensions=["mp3", "wav"],
+MOBILE_UI = skill(
+    "swiftui-motion",
+    "Design springy SwiftUI animations and gestures for an iPhone app's onboarding screens.",
+    languages=["swift"],
+    extensions=["swift"],
+)
+NUMPY_ONLY = skill(
+    "array-tricks",
+    "Vectorise loops with numpy and scipy; calculate statistics, sum and average arrays.",
+    dependency_names=["numpy", "scipy"],
+    extensions=["py"],
 )
 
 
@@ -79,9 +84,18 @@ def test_skills_match_the_kit_of_their_kind(row: dict[str, Any], kit: str) -> No
 
 
 def test_a_skill_no_kit_serves_is_rejected_with_the_reason() -> None:
-    outcome = author_offline(AUDIO, rows("scope_distractor"))
+    outcome = author_offline(MOBILE_UI, rows("scope_distractor"))
     assert isinstance(outcome, Rejection)
     assert "no world kit fits" in outcome.reason
+
+
+def test_side_traits_alone_never_make_a_match() -> None:
+    """numpy and arithmetic words are side traits of the billing kit (its world is money documents):
+    however they add up, without a lead trait the kit does not serve the skill, and says so."""
+    billing = KITS["billing"].matches(SkillProfile.from_row(NUMPY_ONLY))
+    assert billing.score == 0.0
+    assert "finance 0.00" in billing.reason and "one needs 0.40" in billing.reason
+    assert KITS["billing"].matches(SkillProfile.from_row(DOCLING)).score > 0.5
 
 
 def test_the_selection_is_mapped_and_the_skills_tool_pattern_added() -> None:

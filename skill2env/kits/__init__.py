@@ -16,12 +16,14 @@ from skill2env.kits.coderepair import KIT as CODEREPAIR
 from skill2env.kits.configaudit import KIT as CONFIGAUDIT
 from skill2env.kits.gitforensics import KIT as GITFORENSICS
 from skill2env.kits.incident import KIT as INCIDENT
+from skill2env.kits.memory import KIT as MEMORY
 from skill2env.kits.research import KIT as RESEARCH
 from skill2env.kits.spec import KitError
 from skill2env.kits.sqldrift import KIT as SQLDRIFT
 
 KITS: dict[str, Kit] = {
-    kit.name: kit for kit in (BILLING, CLEANROOM, INCIDENT, CONFIGAUDIT, SQLDRIFT, CODEREPAIR, RESEARCH, GITFORENSICS)
+    kit.name: kit
+    for kit in (BILLING, CLEANROOM, INCIDENT, CONFIGAUDIT, SQLDRIFT, CODEREPAIR, RESEARCH, GITFORENSICS, MEMORY)
 }
 
 __all__ = [

@@ -20,10 +20,11 @@ from skill2env.kits.memory import KIT as MEMORY
 from skill2env.kits.research import KIT as RESEARCH
 from skill2env.kits.spec import KitError
 from skill2env.kits.sqldrift import KIT as SQLDRIFT
+from skill2env.kits.webapi import KIT as WEBAPI
 
 KITS: dict[str, Kit] = {
     kit.name: kit
-    for kit in (BILLING, CLEANROOM, INCIDENT, CONFIGAUDIT, SQLDRIFT, CODEREPAIR, RESEARCH, GITFORENSICS, MEMORY)
+    for kit in (BILLING, CLEANROOM, INCIDENT, CONFIGAUDIT, SQLDRIFT, CODEREPAIR, RESEARCH, GITFORENSICS, MEMORY, WEBAPI)
 }
 
 __all__ = [

@@ -1,0 +1,232 @@
+"""Render a web-API world into the workspace: the service, its private store, its documentation and the key.
+
+The records live only in the service's store (`service/store.bin`, zlib-compressed JSON the service
+reads at start), so the API is the way to them. The docs (Markdown and an OpenAPI-style YAML) state
+the contract, including every limit the patterns set.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+from typing import Any
+
+from skill2env.kits.spec import Workspace
+from skill2env.kits.webapi.world import BATCH_MAX, PAGE_MAX, RETRY_AFTER, Record, World
+
+SERVER = "service/server.py"
+STORE = "service/store.bin"
+API_DOC = "docs/api.md"
+OPENAPI = "docs/openapi.yaml"
+KEY_FILE = "config/api_key.txt"
+REQUEST = "request.md"
+SERVER_SOURCE = (Path(__file__).parent / "server.py").read_text(encoding="utf-8")
+
+
+def record_json(record: Record, world: World) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": record.id,
+        "title": record.title,
+        "category": record.category,
+        "region": record.region,
+        "status": record.status,
+        world.field_name: record.value,
+        "updated": record.updated,
+    }
+    if record.id in world.gone:
+        row["gone"] = True
+    return row
+
+
+def store(world: World) -> dict[str, Any]:
+    return {
+        "api_key": world.api_key,
+        "snapshot": world.snapshot,
+        "pinned": world.pinned,
+        "published": "2024-06-30",
+        "records": [record_json(r, world) for r in world.records],
+        "stale": [record_json(r, world) for r in world.stale.values()] if world.stale is not None else None,
+        "token_uses": world.token_uses,
+        "page_max": PAGE_MAX,
+        "batch_max": BATCH_MAX,
+        "search_cap": world.search_cap,
+        "cap_warning": world.cap_warning,
+        "resend": world.resend,
+        "quota": world.quota,
+        "retry_after": RETRY_AFTER,
+        "faults": dict(sorted(world.faults.items())),
+    }
+
+
+def render_world(world: World) -> Workspace:
+    ws = Workspace()
+    ws.add_text("README.md", readme(world))
+    ws.add_text(API_DOC, api_doc(world))
+    ws.add_text(OPENAPI, openapi(world))
+    ws.add_text(SERVER, SERVER_SOURCE)
+    data = json.dumps(store(world), sort_keys=True)
+    ws.add(STORE, zlib.compress(data.encode(), 9), data)
+    ws.add_text(KEY_FILE, world.api_key + "\n")
+    ws.add_text(REQUEST, request(world))
+    return ws
+
+
+def request(world: World) -> str:
+    return f"""# Data request
+
+Category: {world.category}
+Value field: {world.field_name}
+
+Every {world.noun} of the category in the latest catalogue, with its value, and a summary.
+"""
+
+
+def readme(world: World) -> str:
+    return f"""# Catalogue service ({world.theme})
+
+The catalogue of {world.theme} is served by a small HTTP service that runs on this machine only.
+
+* Start it with `python3 {SERVER} &`. It binds a free port on 127.0.0.1 and writes the port number to
+  `service/run/port` once it listens (the file is removed when it stops). The base URL is
+  `http://127.0.0.1:<port>`.
+* Stop it with `POST /v1/admin/shutdown` when you are done (it also stops by itself after a minute without
+  requests).
+* `{STORE}` is the service's private store; clients use the API (`{API_DOC}`, `{OPENAPI}`).
+* `{KEY_FILE}` holds the API key of this workspace.
+"""
+
+
+def api_doc(world: World) -> str:
+    sections = [
+        f"# Catalogue API v1 ({world.theme})",
+        "",
+        "All responses are JSON. Every request except the token exchange needs `Authorization: Bearer <token>`.",
+        "",
+        "## Authentication",
+        "",
+        f'`POST /v1/auth/token` with `{{"api_key": "<key>"}}` (the key is in `{KEY_FILE}`) returns',
+        '`{"access_token": "tok_...", "token_type": "Bearer", "expires_in_requests": <n>}`.',
+        "A token serves `expires_in_requests` authorized requests; after that every request answers",
+        '`401 {"error": "token_expired"}`: exchange the key for a new token and repeat the request.',
+        "",
+        "## Snapshots",
+        "",
+        "The catalogue is published in snapshots. `GET /v1/snapshots/latest` returns",
+        '`{"snapshot": "<id>", "published": "<date>"}`. Listing, facet and record requests take `snapshot=<id>`.',
+    ]
+    if world.stale is not None:
+        sections += [
+            "Without `snapshot`, a request reads the snapshot pinned to the key when it was issued",
+            f"(`{world.pinned}`), which may be older than the latest.",
+        ]
+    sections += [
+        "",
+        "## Listing",
+        "",
+        "`GET /v1/records?category=<c>[&region=<r>][&status=<s>][&page_size=<n>][&cursor=<c>]` returns",
+        '`{"items": [{"id", "title", "region", "status"}, ...], "total_count": <n>, "next_cursor": "<c>" | null}`,',
+        f"items ordered by id. `page_size` is at most {PAGE_MAX}. Pass `next_cursor` back as `cursor` for the next",
+        "page; the last page has `next_cursor: null`.",
+    ]
+    if world.resend or world.overlap_documented:
+        sections += [
+            "",
+            "Pages are cut on the server's replica boundaries: the first items of a page may repeat items the",
+            "previous page already served. Deduplicate by `id`.",
+        ]
+    if world.search_cap:
+        sections += [
+            "",
+            f"A listing query serves at most {world.search_cap} matches in total, however many pages are read;",
+            "`total_count` is the number of matches. Narrow a larger query with `region` and `status` (their",
+            "values and counts are in `GET /v1/facets?category=<c>[&region=<r>]`, which returns",
+            '`{"region": {"<r>": <n>, ...}, "status": {"<s>": <n>, ...}}`).',
+        ]
+    else:
+        sections += [
+            "",
+            "`GET /v1/facets?category=<c>[&region=<r>]` counts the matches by region and status.",
+        ]
+    sections += [
+        "",
+        "## Records",
+        "",
+        "`GET /v1/records/<id>` returns one record: `id`, `title`, `category`, `region`, `status`,",
+        f"`{world.field_name}`, `updated`.",
+        f'`POST /v1/records/batch` with `{{"ids": [...]}}` (1 to {BATCH_MAX} ids) returns',
+        '`{"records": [...], "missing": ["<id>", ...]}`.',
+    ]
+    if world.quota:
+        sections += [
+            "",
+            f"Record reads are metered: this key may make {world.quota} record reads in all. Each",
+            "`GET /v1/records/<id>` and each `POST /v1/records/batch` counts one, whatever it returns (a malformed",
+            "batch included); 429 and 5xx answers do not count. Responses carry `X-Quota-Remaining`. Once the",
+            'quota is spent, record reads answer `429 {"error": "quota_exhausted"}` (no Retry-After).',
+        ]
+    sections += [
+        "",
+        "## Errors",
+        "",
+        "- `404 not_found` on a record: the record is listed but was removed; it answers 404 on every request.",
+        "  Report it; do not retry it.",
+        "- `503 upstream_unavailable`: transient. Retry with exponential backoff (start near 0.02 s, double each",
+        "  time); an upstream can stay unavailable for several attempts, so allow at least 8 attempts.",
+        "- `429 rate_limited`: wait the number of seconds in the `Retry-After` header (it may be fractional)",
+        "  before repeating the request; a request inside that window is refused again.",
+        "- `400`: a malformed request (bad cursor, page size or batch).",
+    ]
+    return "\n".join(sections) + "\n"
+
+
+def openapi(world: World) -> str:
+    return f"""openapi: 3.0.3
+info:
+  title: Catalogue API ({world.theme})
+  version: "1.4"
+servers:
+  - url: http://127.0.0.1:{{port}}
+    description: the port is in service/run/port
+paths:
+  /v1/auth/token:
+    post:
+      summary: Exchange the API key for a bearer token
+  /v1/snapshots/latest:
+    get:
+      summary: The latest published snapshot
+  /v1/facets:
+    get:
+      summary: Match counts by region and status
+  /v1/records:
+    get:
+      summary: List records (paginated by cursor)
+      parameters:
+        - {{name: category, in: query}}
+        - {{name: region, in: query}}
+        - {{name: status, in: query}}
+        - {{name: snapshot, in: query}}
+        - {{name: page_size, in: query, schema: {{type: integer, maximum: {PAGE_MAX}}}}}
+        - {{name: cursor, in: query}}
+  /v1/records/{{id}}:
+    get:
+      summary: One record
+  /v1/records/batch:
+    post:
+      summary: Up to {BATCH_MAX} records by id
+  /v1/admin/shutdown:
+    post:
+      summary: Stop the service
+components:
+  schemas:
+    Record:
+      type: object
+      properties:
+        id: {{type: string}}
+        title: {{type: string}}
+        category: {{type: string}}
+        region: {{type: string}}
+        status: {{type: string}}
+        {world.field_name}: {{type: number}}
+        updated: {{type: string, format: date}}
+"""

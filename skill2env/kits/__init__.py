@@ -16,6 +16,7 @@ from skill2env.kits.coderepair import KIT as CODEREPAIR
 from skill2env.kits.configaudit import KIT as CONFIGAUDIT
 from skill2env.kits.gitforensics import KIT as GITFORENSICS
 from skill2env.kits.incident import KIT as INCIDENT
+from skill2env.kits.labdata import KIT as LABDATA
 from skill2env.kits.memory import KIT as MEMORY
 from skill2env.kits.research import KIT as RESEARCH
 from skill2env.kits.spec import KitError
@@ -24,7 +25,19 @@ from skill2env.kits.webapi import KIT as WEBAPI
 
 KITS: dict[str, Kit] = {
     kit.name: kit
-    for kit in (BILLING, CLEANROOM, INCIDENT, CONFIGAUDIT, SQLDRIFT, CODEREPAIR, RESEARCH, GITFORENSICS, MEMORY, WEBAPI)
+    for kit in (
+        BILLING,
+        CLEANROOM,
+        INCIDENT,
+        CONFIGAUDIT,
+        SQLDRIFT,
+        CODEREPAIR,
+        RESEARCH,
+        GITFORENSICS,
+        MEMORY,
+        WEBAPI,
+        LABDATA,
+    )
 }
 
 __all__ = [

@@ -21,6 +21,7 @@ from docker.errors import APIError, BuildError, ImageNotFound
 
 from skill2env.sandbox.base_image import BASE_IMAGE, SANDBOX_UID
 from skill2env.sandbox.errors import ImageBuildError, SandboxUnavailable
+from skill2env.sandbox.packages import ensure_packages_stage, split_declared, with_packages_stage
 from skill2env.sandbox.task import TaskDir
 
 TASK_IMAGE_REPOSITORY = "skill2env-task"
@@ -61,7 +62,7 @@ def ensure_task_image(client: docker.DockerClient, task: TaskDir, *, log: Log | 
     labels = {ENV_DIGEST_LABEL: task.environment_digest, BASE_IMAGE_LABEL: base_id}
     try:
         client.images.build(
-            fileobj=_build_context(task, client),
+            fileobj=_build_context(task, client, log=log),
             custom_context=True,
             dockerfile=GENERATED_DOCKERFILE,
             tag=tag,
@@ -127,13 +128,16 @@ def _present(client: docker.DockerClient) -> Callable[[str], bool]:
     return present
 
 
-def _build_context(task: TaskDir, client: docker.DockerClient | None = None) -> io.BytesIO:
+def _build_context(task: TaskDir, client: docker.DockerClient | None = None, *, log: Log | None = None) -> io.BytesIO:
     dockerfile = task.dockerfile.read_text()
     if client is not None:
         dockerfile, replaced = stand_in_base(dockerfile, _present(client))
         if replaced:
             logger.warning("%s: FROM %s is not on this engine and cannot be pulled: the base image %s stands in",
                            task.name, ", ".join(replaced), BASE_IMAGE)  # fmt: skip
+        declared = split_declared(dockerfile)
+        if declared is not None:  # installed with the network on, in a stage of their own (see `packages`)
+            dockerfile = with_packages_stage(declared, ensure_packages_stage(client, declared, log=log))
     epilogue = (
         "\n# skill2env: the workspace belongs to the agent user (a sandbox has no CAP_CHOWN later)\n"
         "USER root\n"

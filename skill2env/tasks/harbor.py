@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from skill2env.rubric import Method, Rubric
+from skill2env.sandbox.packages import declared_lines
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.tasks.draft import TaskDraft
 from skill2env.tasks.harbor_config import (
@@ -222,16 +223,7 @@ def task_config(blueprint: Blueprint, *, author: str) -> TaskConfig:
 
 def dockerfile(blueprint: Blueprint, *, has_workspace: bool = True, has_skill: bool = True) -> str:
     env = blueprint.environment
-    lines = [f"FROM {env.base_image}"]
-    if env.apt_packages:
-        packages = " ".join(sorted(set(env.apt_packages)))
-        lines.append(
-            "RUN apt-get update && apt-get install -y --no-install-recommends "
-            f"{packages} && rm -rf /var/lib/apt/lists/*"
-        )
-    if env.pip_packages:
-        packages = " ".join(sorted(set(env.pip_packages)))
-        lines.append(f"RUN python3 -m pip install --no-cache-dir --break-system-packages {packages}")
+    lines = [f"FROM {env.base_image}", *declared_lines(env.apt_packages, env.pip_packages)]
     mount = blueprint.skill.mount.rstrip("/") or "/skills"
     if has_skill:
         lines.append(f"COPY skill/ {mount}/")

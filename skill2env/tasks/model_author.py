@@ -266,6 +266,9 @@ class ModelAuthor:
                 return None, [f"build.duplicate_path: {entry.path} is both written by the generator and given inline"]
             workspace[entry.path] = entry.content.encode()
         environment = _environment(blueprint.environment, answer)
+        unresolved = _unresolved(environment)
+        if unresolved:
+            return None, [f"build.unresolved_package: {problem}" for problem in unresolved]
         blueprint = blueprint.model_copy(update={"environment": environment})
         draft = TaskDraft(
             blueprint=Blueprint.model_validate(blueprint.model_dump()),
@@ -343,6 +346,15 @@ def _environment(base: Environment, answer: BuildAnswer) -> Environment:
     installed = set(BaseImageRecipe().packages)
     apt = sorted({p for p in answer.apt_packages if p not in installed})
     return base.model_copy(update={"apt_packages": apt, "pip_packages": sorted(set(answer.pip_packages))})
+
+
+def _unresolved(environment: Environment) -> list[str]:
+    """The declared packages the host's package indexes cannot provide (checked before any build)."""
+    if not (environment.apt_packages or environment.pip_packages):
+        return []
+    from skill2env.sandbox.packages import unresolved  # runs apt-cache and pip, only when something is declared
+
+    return unresolved(environment.apt_packages, environment.pip_packages)
 
 
 def _build_check(blueprint: Blueprint, *, generator_available: bool) -> Callable[[BuildAnswer], list[str]]:

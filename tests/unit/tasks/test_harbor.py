@@ -11,6 +11,7 @@ from harbor_tasks import tree
 from task_samples import AUTHOR, billing_draft, make_skill_dir
 
 from skill2env.rubric.models import Rubric
+from skill2env.sandbox.packages import DECLARED
 from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.harbor import TaskPaths, TaskWriteError, task_digest, write_task_dir
 from skill2env.tasks.harbor_config import TaskConfig, dumps_toml, unknown_keys
@@ -85,8 +86,9 @@ def test_the_dockerfile_installs_packages_and_copies_skill_and_workspace(tmp_pat
     lines = paths.dockerfile_path.read_text().splitlines()
 
     assert lines[0] == "FROM skill2env-base"
-    assert "apt-get install -y --no-install-recommends jq poppler-utils" in lines[1]
-    assert lines[2].endswith("pip install --no-cache-dir --break-system-packages docling")
+    assert lines[1] == DECLARED  # the marker the image builder installs them by, in a packages stage
+    assert "apt-get install -y --no-install-recommends jq poppler-utils" in lines[2]
+    assert lines[3].endswith("pip install --no-cache-dir --break-system-packages docling")
     assert "COPY skill/ /skills/docling/" in lines
     assert lines[-2:] == ["WORKDIR /workspace", "COPY workspace/ /workspace/"]
 

@@ -262,11 +262,25 @@ def test_a_build_fixed_after_feedback_is_built(server: ScriptedServer, author: M
         ({"solve_sh": build_answer()["solve_sh"].replace("len(errors)", "159")}, "solution.hardcoded_answer"),
         ({"solve_sh": "#!/usr/bin/env bash\ncp -r /tests/expected report\n"}, "solution.reads_verifier"),
         ({"pip_packages": ["numpy>=2"]}, "build.bad_package: pip package 'numpy>=2'"),
+        (
+            {"pip_packages": ["tomli-w==99.0.0"]},
+            "build.unresolved_package: pip package tomli-w==99.0.0 does not resolve: version 99.0.0 is not on",
+        ),
+        ({"apt_packages": ["skill2env-no-such-tool"]}, "build.unresolved_package: apt package skill2env-no-such-tool"),
         ({"files": [{"path": "../deploys.csv", "content": "x"}]}, "build.bad_path"),
         ({"instruction": build_answer()["instruction"].replace(MOUNT, "the skills folder")}, "build.skill_not_named"),
         ({"verifier_files": [{"path": "test.sh", "content": "exit 0"}]}, "build.reserved_path"),
     ],
-    ids=["hardcoded", "reads-verifier", "pip-range", "escaping-path", "skill-unnamed", "reserved"],
+    ids=[
+        "hardcoded",
+        "reads-verifier",
+        "pip-range",
+        "pip-unknown-version",
+        "apt-unknown",
+        "escaping-path",
+        "skill-unnamed",
+        "reserved",
+    ],
 )
 def test_an_unusable_build_answer_is_repaired_inside_the_call(
     server: ScriptedServer, author: ModelAuthor, change: dict[str, Any], named: str

@@ -83,7 +83,14 @@ from skill2env.sandbox.errors import (
     SandboxUnavailable,
 )
 from skill2env.sandbox.reaper import OWNER_FILE, ROLLOUT_FS, reap_bwrap, remove_rollout_dir
-from skill2env.sandbox.rootfs import CONFIGURED_ROOT, configured_root, image_rootfs, missing_rootfs
+from skill2env.sandbox.rootfs import (
+    CONFIGURED_ROOT,
+    configured_root,
+    image_rootfs,
+    missing_rootfs,
+    needs_own_image,
+    task_rootfs,
+)
 from skill2env.sandbox.task import TaskDir
 
 logger = logging.getLogger(__name__)
@@ -314,7 +321,7 @@ class BwrapSandbox(Sandbox):
             raise SandboxCrashed("this sandbox was already started")
         if not bwrap_installed():
             raise SandboxUnavailable("bubblewrap (bwrap) or prlimit is missing; `apt-get install bubblewrap`")
-        self._system, root = self._choose_system()
+        self._system, root = self._choose_system(task)
         if self._reap:
             reap_bwrap(self._root)
         self._root.mkdir(parents=True, exist_ok=True, mode=0o711)
@@ -347,10 +354,13 @@ class BwrapSandbox(Sandbox):
             raise SandboxNotRunning("the bwrap sandbox has no system root before it starts")
         return self._system
 
-    def _choose_system(self) -> tuple[Path, str]:
-        """(the system root, how it was chosen): the one given, `$SKILL2ENV_BWRAP_SYSTEM`, or the
-        unpacked base image; never the host's `/` unless that is what was explicitly given."""
+    def _choose_system(self, task: TaskDir) -> tuple[Path, str]:
+        """(the system root, how it was chosen): the one given, `$SKILL2ENV_BWRAP_SYSTEM`, the task's own
+        image's file system when its environment installs anything, or the unpacked base image; never
+        the host's `/` unless that is what was explicitly given."""
         given = self._given_system or configured_root()
+        if given is None and needs_own_image(task):
+            return task_rootfs(task), "task-image-rootfs"
         if given is not None:
             if given.resolve() == Path("/"):
                 logger.warning("rollout %s runs over the host's / (%s or the system given)", self.rollout_id,

@@ -89,12 +89,14 @@ def doctor_command() -> None:
 
 @sandbox.command("reap")
 def reap_command() -> None:
-    """Remove what crashed rollouts left: orphaned containers, volumes and bwrap workspaces."""
+    """Remove what crashed rollouts left (orphaned containers, volumes and bwrap workspaces) and task
+    image file systems unpacked for bwrap and unused for a day."""
     from skill2env.sandbox.bwrap_backend import bwrap_root
     from skill2env.sandbox.engine import engine_reachable
     from skill2env.sandbox.reaper import reap_bwrap, reap_docker
+    from skill2env.sandbox.rootfs import reap_rootfs
 
-    removed = reap_bwrap(bwrap_root()).workspaces
+    removed = reap_bwrap(bwrap_root()).workspaces + [f"rootfs {name}" for name in reap_rootfs()]
     if engine_reachable():
         client = docker_client()
         try:

@@ -13,6 +13,8 @@ import os
 import shutil
 import tarfile
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,8 +23,14 @@ from skill2env.sandbox.errors import SandboxUnavailable
 if TYPE_CHECKING:  # the bwrap backend imports this module: it must work without the docker SDK
     import docker
 
+    from skill2env.sandbox.task import TaskDir
+
 COMPLETE_MARKER = ".skill2env-complete"
 CURRENT_LINK = "current"
+OWN_FILES_ONLY = frozenset({"FROM", "COPY", "WORKDIR", "ENV", "LABEL", "USER"})
+"""Dockerfile instructions that only place the task's files over the base image: bwrap does the same."""
+TASK_ROOTFS_IDLE_S = 24 * 3600
+"""An unpacked task image's file system unused this long is removed by the reaper."""
 
 
 def rootfs_cache() -> Path:
@@ -79,11 +87,20 @@ def system_root() -> Path:
 
 
 def export_base_rootfs(client: docker.DockerClient, image: str | None = None) -> Path:
-    """Unpack `image`'s (default: the base image's) file system under `rootfs_cache()/<image id>`
-    (once) and make it current."""
+    """Unpack `image`'s (default: the base image's) file system (once) and make it current."""
     from skill2env.sandbox.base_image import BASE_IMAGE
 
-    image = image or BASE_IMAGE
+    target = export_rootfs(client, image or BASE_IMAGE)
+    current = rootfs_cache() / CURRENT_LINK
+    temporary = current.with_name(f".{CURRENT_LINK}-{os.getpid()}")
+    temporary.unlink(missing_ok=True)
+    temporary.symlink_to(target.name)
+    temporary.replace(current)
+    return target
+
+
+def export_rootfs(client: docker.DockerClient, image: str) -> Path:
+    """`image`'s file system unpacked under `rootfs_cache()/<image id>`, once per image id."""
     image_id = (client.images.get(image).id or "").removeprefix("sha256:")[:16]
     target = rootfs_cache() / image_id
     if not (target / COMPLETE_MARKER).is_file():
@@ -98,12 +115,69 @@ def export_base_rootfs(client: docker.DockerClient, image: str | None = None) ->
         (scratch / COMPLETE_MARKER).write_text(image + "\n")
         shutil.rmtree(target, ignore_errors=True)
         scratch.rename(target)  # complete or absent: a crash leaves only a hidden scratch folder
-    current = rootfs_cache() / CURRENT_LINK
-    temporary = current.with_name(f".{CURRENT_LINK}-{os.getpid()}")
-    temporary.unlink(missing_ok=True)
-    temporary.symlink_to(image_id)
-    temporary.replace(current)
+    os.utime(target)  # last use, for the reaper
     return target
+
+
+def needs_own_image(task: TaskDir) -> bool:
+    """Whether the task's environment is more than the base image with its files copied in: its
+    Dockerfile starts from another image or runs steps of its own (declared packages)."""
+    from skill2env.sandbox.base_image import BASE_IMAGE, BASE_IMAGE_REPOSITORY
+
+    if not task.dockerfile.is_file():
+        return bool(task.config.environment.docker_image)
+    for line in task.dockerfile.read_text(errors="replace").splitlines():
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            continue
+        instruction = words[0].upper()
+        if (instruction == "FROM" and words[1:2] not in ([BASE_IMAGE], [BASE_IMAGE_REPOSITORY])) or (
+            instruction not in OWN_FILES_ONLY
+        ):
+            return True
+    return False
+
+
+def task_rootfs(task: TaskDir, *, log: Callable[[str], None] | None = None) -> Path:
+    """The file system of `task`'s own image (built when missing), unpacked for bwrap.
+
+    Raises:
+        SandboxUnavailable: no Docker engine to build or export the image with.
+    """
+    try:
+        import docker
+        from docker.errors import DockerException
+
+        client = docker.from_env()
+        client.ping()
+    except (ImportError, DockerException) as exc:
+        raise SandboxUnavailable(
+            f"task {task.name} installs its own environment; bwrap runs over that environment's file system, "
+            f"exported from the task's image, and building it needs a Docker engine: {exc}"
+        ) from exc
+    from skill2env.sandbox.images import ensure_task_image
+
+    return export_rootfs(client, ensure_task_image(client, task, log=log))
+
+
+def reap_rootfs(keep: Path | None = None, *, idle_s: float = TASK_ROOTFS_IDLE_S) -> list[str]:
+    """Remove unpacked task file systems unused for `idle_s` (never the current base one, nor `keep`)."""
+    cache = rootfs_cache()
+    if not cache.is_dir():
+        return []
+    current = (cache / CURRENT_LINK).resolve() if (cache / CURRENT_LINK).exists() else None
+    removed = []
+    for entry in cache.iterdir():
+        if entry.is_symlink() or not entry.is_dir() or entry in (current, keep) or entry.name.startswith("."):
+            continue
+        try:
+            idle = time.time() - entry.stat().st_mtime
+        except OSError:
+            continue
+        if idle > idle_s:
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry.name)
+    return removed
 
 
 class _Stream:

@@ -14,8 +14,10 @@ from task_samples import billing_draft, make_skill_dir
 
 from skill2env.sandbox import ImageBuildError, TaskDir, make_sandbox
 from skill2env.sandbox.packages import BUILD_DIR, PACKAGES_REPOSITORY, unresolved
+from skill2env.sandbox.rootfs import needs_own_image
 from skill2env.tasks.draft import TaskDraft
 from skill2env.tasks.harbor import write_task_dir
+from skill2env.validation.gates import Gate, validate_task
 
 pytestmark = [pytest.mark.integration, pytest.mark.docker, pytest.mark.slow]
 
@@ -73,3 +75,36 @@ def test_declarations_are_checked_against_the_indexes_before_any_build() -> None
     assert len(problems) == 2, problems
     assert problems[0].startswith("apt package skill2env-no-such-package does not resolve")
     assert problems[1].startswith("pip package tomli-w==99.0.0 does not resolve: version 99.0.0 is not on the index")
+
+
+PROBE = "command -v tree; python3 -c 'import tomli_w, sys; print(tomli_w.__name__, sys.version_info[:2])'"
+
+
+@pytest.mark.bwrap
+def test_both_backends_run_the_task_over_the_same_file_system(tmp_path: Path) -> None:
+    """The same task on docker and bwrap: the same programs and packages, and the oracle, which needs
+    them, earns full credit on both (bwrap runs over the task image's exported file system)."""
+    require_backend("docker")
+    require_backend("bwrap")
+    draft = _with_packages([APT], [PIP])
+    needy = dataclasses.replace(draft, solve_sh=draft.solve_sh.replace(
+        "\n", "\ncommand -v tree >/dev/null && python3 -c 'import tomli_w' || exit 3\n", 1))  # fmt: skip
+    task = _task(tmp_path, needy, "both")
+    seen, modes = {}, {}
+    for backend in ("docker", "bwrap"):
+        with make_sandbox(backend) as sandbox:
+            sandbox.start(task)
+            probe = sandbox.exec(["sh", "-c", PROBE])
+            seen[backend], modes[backend] = (probe.exit_code, probe.stdout), sandbox.mode
+    assert seen["docker"] == seen["bwrap"] and seen["docker"][0] == 0, seen
+    assert "task-image-rootfs" in modes["bwrap"]
+    for backend in ("docker", "bwrap"):
+        validation = validate_task(f"both-{backend}", task.root, needy.blueprint.rubric, backend=backend,
+                                   blueprint=needy.blueprint)  # fmt: skip
+        oracle = next(o for o in validation.outcomes if o.gate == Gate.oracle)
+        assert oracle.reward is not None and oracle.reward >= 0.99, (backend, oracle.evidence)
+
+
+def test_a_task_without_own_steps_runs_bwrap_over_the_base_file_system(tmp_path: Path) -> None:
+    assert not needs_own_image(_task(tmp_path, billing_draft(), "plain"))
+    assert needs_own_image(_task(tmp_path, _with_packages([APT], []), "own"))

@@ -59,3 +59,20 @@ def test_the_host_settings_go_in_files_without_local_paths(monkeypatch: pytest.M
         env = (archive.extractfile(f"{Path(BUILD_DIR).name}/env") or io.BytesIO()).read().decode()
     assert sorted(names) == sorted(Path(BUILD_DIR).name + suffix for suffix in ("", "/env", "/ca.crt"))
     assert "export PIP_INDEX_URL=https://mirror.example/simple\n" in env and "file:" not in env
+
+
+def test_unused_task_file_systems_are_reaped_but_not_the_current_base(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import os
+
+    from skill2env.sandbox.rootfs import CURRENT_LINK, reap_rootfs
+
+    monkeypatch.setenv("SKILL2ENV_ROOTFS_DIR", str(tmp_path))
+    for name in ("base", "old-task", "fresh-task"):
+        (tmp_path / name).mkdir()
+    (tmp_path / CURRENT_LINK).symlink_to("base")
+    for name in ("base", "old-task"):
+        os.utime(tmp_path / name, (0, 0))
+    assert reap_rootfs(idle_s=3600) == ["old-task"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["base", "current", "fresh-task"]

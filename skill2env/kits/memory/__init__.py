@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from skill2env.kits.base import Kit
-from skill2env.kits.memory.docs import CONVENTIONS, INDEX, MEMORY, TEAM, TEMPLATE, THREAD, render_world
+from skill2env.kits.memory.docs import CONVENTIONS, INDEX, MEMORY, TEAM, TEMPLATE, render_world
 from skill2env.kits.memory.patterns import PATTERNS, TRANSFORMERS
-from skill2env.kits.memory.world import World, answers, entries, generate
+from skill2env.kits.memory.world import THREAD, World, answers, entries, generate
 from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item
 from skill2env.patterns.models import InformationLevel, Trait
 from skill2env.rubric import CheckSpec
@@ -26,7 +26,7 @@ from skill2env.rubric import CheckSpec
 ANSWERS = "output/answers.json"
 UPDATED = "output/MEMORY.md"
 CHECK_SOURCE = (Path(__file__).parent / "memcheck.py").read_text(encoding="utf-8")
-SECTIONS = ("owners", "deadlines", "decisions", "open")
+SECTIONS = ("owners", "deadlines", "decisions", "open", "notes")
 
 
 class MemoryKit(Kit):

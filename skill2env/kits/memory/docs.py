@@ -8,14 +8,14 @@ import json
 from datetime import date
 
 from skill2env.kits import render as r
-from skill2env.kits.memory.world import CONSOLIDATED, Event, Message, World, ordered, state_at
+from skill2env.kits.memory.world import CONSOLIDATED, THREAD, Event, Message, World, ordered, state_at
 from skill2env.kits.spec import Workspace
 
 MEMORY = "MEMORY.md"
 INDEX = "memory/index.json"
 TEMPLATE = "memory/TEMPLATE.md"
 CONVENTIONS = "memory/CONVENTIONS.md"
-THREAD = "requests/thread.md"
+CHECKPOINT = "memory/consolidation.json"
 TEAM = "team.md"
 CHATTER = (
     "Standup ran long; nothing else to note.",
@@ -26,13 +26,15 @@ CHATTER = (
     "The CI queue was slow again this afternoon.",
     "Demo prepared for Friday.",
 )
-WHAT = {"owners": "owner of", "deadlines": "deadline of", "decisions": "decision on", "open": "open item"}
+WHAT = {"owners": "owner of", "deadlines": "deadline of", "decisions": "decision on", "open": "open item",
+        "notes": "note on"}  # fmt: skip
 TITLE = "# Project memory: <project>"
 PLACEHOLDERS = {
     "owners": "- <workstream>: <owner handle> (since <YYYY-MM-DD>, source: <journal file>)",
     "deadlines": "- <workstream>: <deadline> (since <YYYY-MM-DD>, source: <journal file>)",
     "decisions": "- <decision topic>: <chosen option code> (since <YYYY-MM-DD>, source: <journal file>)",
     "open": "- <action id>: <owner handle> — <action> (since <YYYY-MM-DD>, source: <journal file>)",
+    "notes": "- <note>: <value> (since <YYYY-MM-DD>, source: <journal file or request thread>)",
     "superseded": "- <what>: <old value> (superseded <YYYY-MM-DD>)",
 }
 
@@ -78,6 +80,12 @@ def line(world: World, event: Event) -> str:
         return f"{s} is done." if style != 2 else f"Closed {s} ({action.desc})."
     if event.kind == "close_implicit" and action:
         return f"By the way, the work on the {action.thing} was finished on {v}."
+    if event.kind == "note":
+        if style == 1:
+            return f"Please note for the memory: the {s} is {v}."
+        return f"Remember: the {s} is {v}."
+    if event.kind == "forget":
+        return f"Forget what I said about the {s}: it no longer applies."
     if event.kind == "reopen":
         return f"Reopening {s}: the earlier fix did not hold."
     if event.kind == "confirm_owner":
@@ -162,6 +170,7 @@ def store_entries(world: World, session: int) -> dict[str, list[str]]:
         "deadlines": [f"- {k}: {when(v)} {cite('deadlines/' + k)}" for k, v in state.deadlines.items()],
         "decisions": [f"- {k}: {labels[k]} {cite('decisions/' + k)}" for k in state.decisions],
         "open": [f"- {k}: {owner(v)} — {world.action(k).desc} {cite('open/' + k)}" for k, v in state.open.items()],
+        "notes": [f"- {k}: {v} {cite('notes/' + k)}" for k, v in state.notes.items()],
         "superseded": [
             f"- {WHAT[role]} {subject}: {old} (superseded {world.days[at].isoformat()})"
             for role, subject, old, at in state.history
@@ -172,9 +181,16 @@ def store_entries(world: World, session: int) -> dict[str, list[str]]:
 def memory_file(world: World) -> str:
     lines = [f"# Project memory: {world.project}", "", f"Last consolidated: {world.days[CONSOLIDATED].isoformat()}"]
     found = store_entries(world, CONSOLIDATED)
+    for role, subject, session in world.half_applied:
+        found[role] += [x for x in store_entries(world, session)[role] if x.startswith(f"- {subject}: ")]
     for role, heading in world.layout:
         lines += ["", f"## {heading}", "", *(found[role] or ["- (none)"])]
     return "\n".join(lines) + "\n"
+
+
+def checkpoint(world: World) -> str:
+    marker = world.checkpoint or {"status": "completed", "applied_through": world.days[CONSOLIDATED].isoformat()}
+    return json.dumps({"job": "memory consolidation", **marker}, indent=2) + "\n"
 
 
 def index(world: World) -> str:
@@ -232,4 +248,5 @@ def render_world(world: World) -> Workspace:
     ws.add_text(INDEX, index(world))
     ws.add_text(TEMPLATE, template(world))
     ws.add_text(CONVENTIONS, conventions())
+    ws.add_text(CHECKPOINT, checkpoint(world))
     return ws

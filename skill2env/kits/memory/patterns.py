@@ -12,15 +12,15 @@ import random
 from collections.abc import Callable
 from datetime import timedelta
 
-from skill2env.kits.memory.docs import CONVENTIONS, INDEX, MEMORY, TEMPLATE, THREAD
-from skill2env.kits.memory.world import CONSOLIDATED, Event, Message, World, change, final, state_at
+from skill2env.kits.memory.docs import CHECKPOINT, CONVENTIONS, INDEX, MEMORY, TEMPLATE
+from skill2env.kits.memory.world import CONSOLIDATED, THREAD, Event, Message, World, change, final, state_at
 from skill2env.kits.spec import Design
 
 Transformer = Callable[[World, int, random.Random, Design], None]
-BENIGN = {1: 0.75, 2: 0.4, 3: 0.0}
+BENIGN = {1: 0.75, 2: 0.5, 3: 0.0}
 ROLE = {"owner": "owners", "deadline": "deadlines", "decision": "decisions"}
 RENAMED = {"owners": "Who owns what", "deadlines": "Dates that matter", "decisions": "Binding decisions",
-           "open": "Action items still open"}  # fmt: skip
+           "open": "Action items still open", "notes": "Things to remember"}  # fmt: skip
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
 
 
@@ -116,6 +116,37 @@ def stale_search_index(world: World, level: int, rng: random.Random, design: Des
     }[level]
 
 
+def idempotent_resume(world: World, level: int, rng: random.Random, design: Design) -> None:
+    resumed = world.days[CONSOLIDATED + 1].isoformat()
+    if benign(level, rng):
+        world.checkpoint = {"status": "interrupted", "applied_through": world.days[CONSOLIDATED].isoformat(),
+                            "applying": resumed, "written": "nothing"}  # fmt: skip
+    else:
+        for n, kind in enumerate(rng.sample(list(ROLE), 2 if level == 3 else 1)):
+            pool = world.topics if kind == "decision" else world.workstreams
+            subject = rng.choice(pool)
+            change(world, CONSOLIDATED + 1, kind, 1, subject)
+            world.half_applied.append((ROLE[kind], subject, CONSOLIDATED + 1))
+            if level == 3 and n == 0:
+                change(world, world.last, kind, 2, subject)
+            world.tag("idempotent_resume", f"memory.{ROLE[kind]}")
+            design.plant("idempotent_resume", f"half-applied.{kind}.{subject}", "an interrupted consolidation "
+                         "appended a new entry and left the old one", subject, MEMORY)  # fmt: skip
+        world.checkpoint = (
+            {"status": "interrupted", "applied_through": world.days[CONSOLIDATED].isoformat(), "applying": resumed}
+            if level == 1
+            else {"status": "running", "applied_through": world.days[CONSOLIDATED - 1].isoformat()}
+        )
+    design.plant("idempotent_resume", "checkpoint.status", "the consolidation run's marker", world.checkpoint["status"],
+                 CHECKPOINT)  # fmt: skip
+    design.forms["idempotent_resume"] = {
+        1: "A consolidation run was interrupted after appending one new entry to the memory file, its old entry "
+        "still there; the marker says where it stopped.",
+        2: "As level 1, the marker lagging behind what was written and still saying the run is going.",
+        3: "As level 2, two entries half-applied, one of them changed again in a later session.",
+    }[level]
+
+
 def skill_output_convention(world: World, level: int, rng: random.Random, design: Design) -> None:
     if not benign(level, rng):
         world.store_names = True
@@ -153,6 +184,40 @@ def skill_template_as_is(world: World, level: int, rng: random.Random, design: D
         1: "The template was revised after the consolidation: the sections come in another order.",
         2: "As level 1, and one section has a new heading.",
         3: "As level 2, two headings renamed and the consolidation date moved into front matter.",
+    }[level]
+
+
+def scattered_edit_checklist(world: World, level: int, rng: random.Random, design: Design) -> None:
+    day, request = world.days[-1], world.last + 1
+    if benign(level, rng):
+        world.thread.append(Message(world.requester, day, "The standing notes in the memory look right to me."))
+    else:
+        kept = [key for key in world.notes if key in state_at(world, CONSOLIDATED).notes]
+        new = [key for key in world.notes if key not in kept]
+        key = new[0]
+        value = rng.choice(world.note_values(key))
+        world.thread.append(Message(world.requester, day, f"Please also remember that the {key} is {value}."))
+        world.events.append(Event(request, "note", key, value))
+        design.plant(
+            "scattered_edit_checklist", f"note.{key}", "the thread asks the memory to keep a note", key, THREAD
+        )
+        if level >= 2:
+            key = new[1]
+            session = later(world, rng, "jsonl")
+            world.events.append(Event(session, "note", key, rng.choice(world.note_values(key)), style=1))
+            design.plant("scattered_edit_checklist", f"note.{key}", "a session asks the memory to keep a note", key,
+                         world.path(session))  # fmt: skip
+        if level == 3:
+            key = rng.choice(kept)
+            world.thread.append(Message(world.requester, day, f"Forget what I said about the {key}: it no longer "
+                                        "applies."))  # fmt: skip
+            world.events.append(Event(request, "forget", key))
+            design.plant("scattered_edit_checklist", f"forget.{key}", "the thread withdraws a note", key, THREAD)
+        world.tag("scattered_edit_checklist", "memory.notes")
+    design.forms["scattered_edit_checklist"] = {
+        1: "A later message in the thread asks the memory to keep one more standing note.",
+        2: "As level 1, and a session transcript after the consolidation asks for another.",
+        3: "As level 2, and the thread withdraws a note the memory holds.",
     }[level]
 
 
@@ -198,8 +263,10 @@ TRANSFORMERS: dict[str, Transformer] = {
     "stale_search_index": stale_search_index,
     "retroactive_correction": retroactive_correction,
     "pending_item_closure": pending_item_closure,
+    "idempotent_resume": idempotent_resume,
     "skill_output_convention": skill_output_convention,
     "skill_template_as_is": skill_template_as_is,
+    "scattered_edit_checklist": scattered_edit_checklist,
     "goal_buried_in_thread": goal_buried_in_thread,
 }
 PATTERNS = tuple(TRANSFORMERS)

@@ -19,12 +19,14 @@ from skill2env.kits.runtime import rt  # kit-runtime
 
 DATE = r"(\d{4}-\d{2}-\d{2})"
 CODE = r".*?\(`([\w-]+)`\)"
+NOTE = r"(?:Remember: the|Please note for the memory: the|Please also remember that the) (.+?) is (\S+)\.$"
 ROLE_OF = {"owner": "owners", "deadline": "deadlines", "decision": "decisions"}
 PLACEHOLDER_ROLES = (
     ("<owner handle> (since", "owners"),
     ("<deadline>", "deadlines"),
     ("<chosen option code>", "decisions"),
     ("<action id>", "open"),
+    ("<note>", "notes"),
     ("<old value>", "superseded"),
 )
 
@@ -48,7 +50,7 @@ def journal() -> list[tuple[str, str, str]]:
 def replay(lines: list[tuple[str, str, str]]) -> dict[str, Any]:
     workstreams = sorted({m.group(1) for _, _, t in lines if (m := re.match(r"Owner of (.+?): ", t))}, key=len)
     topics = sorted({m.group(1) for _, _, t in lines if (m := re.match(r"Decision on (.+?): ", t))}, key=len)
-    values: dict[str, dict[str, str]] = {"owners": {}, "deadlines": {}, "decisions": {}}
+    values: dict[str, dict[str, str]] = {"owners": {}, "deadlines": {}, "decisions": {}, "notes": {}}
     sources: dict[str, tuple[str, str]] = {}
     history: list[str] = []
     actions: dict[str, dict[str, str]] = {}
@@ -89,6 +91,10 @@ def replay(lines: list[tuple[str, str, str]]) -> dict[str, Any]:
         if target and target in opened:
             opened.discard(target)
             history.append(f"- open item {target}: closed (superseded {day})")
+        if found := re.search(NOTE, text):
+            put("notes", found.group(1), found.group(2), path, day)
+        if (found := re.match(r"Forget what I said about the (.+?):", text)) and found.group(1) in values["notes"]:
+            history.append(f"- note on {found.group(1)}: {values['notes'].pop(found.group(1))} (superseded {day})")
         if found := re.match(r"Reopening (A-\d+)", text):
             opened.add(found.group(1))
             sources["open/" + found.group(1)] = (path, day)
@@ -96,22 +102,41 @@ def replay(lines: list[tuple[str, str, str]]) -> dict[str, Any]:
     return {"values": values, "sources": sources, "history": history, "actions": actions}
 
 
-def questions() -> dict[int, tuple[str, str]]:
-    """Question number → (kind, subject), with the requester's later changes applied."""
+def thread() -> list[tuple[str, str, str]]:
+    """The thread's messages: (sender, date, text), the request first."""
     text = rt.read_text(rt.workspace() / "requests" / "thread.md")
-    messages = [m for m in re.split(r"^---$", text, flags=re.M) if "From:" in m]
-    sender = re.search(r"^From:\s*(.+)$", messages[0], re.M)
-    requester = sender.group(1).strip() if sender else ""
+    messages = []
+    for part in re.split(r"^---$", text, flags=re.M):
+        sender, day = re.search(r"^From:\s*(.+)$", part, re.M), re.search(r"^Date:\s*(\S+)", part, re.M)
+        if sender and day:
+            messages.append((sender.group(1).strip(), day.group(1), part))
+    return messages
+
+
+def requests(messages: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The requester's later messages as (file, date, line), to replay after the journal."""
+    requester = messages[0][0]
+    return [
+        ("requests/thread.md", day, raw.strip())
+        for sender, day, text in messages[1:]
+        if sender == requester
+        for raw in text.split("\n\n", 1)[-1].splitlines()
+        if raw.strip()
+    ]
+
+
+def questions(messages: list[tuple[str, str, str]]) -> dict[int, tuple[str, str]]:
+    """Question number → (kind, subject), with the requester's later changes applied."""
+    requester = messages[0][0]
     asked: dict[int, tuple[str, str]] = {}
-    for number, question in re.findall(r"^(\d+)\. (.+)$", messages[0], re.M):
+    for number, question in re.findall(r"^(\d+)\. (.+)$", messages[0][2], re.M):
         for kind, pattern in (("owner", r"Who owns the (.+?) work now"), ("deadline", r"current deadline for (.+?)\?"),
                               ("decision", r"binds now for the (.+?) decision"), ("open", r"still open")):  # fmt: skip
             if found := re.search(pattern, question):
                 asked[int(number)] = (kind, found.group(1) if found.groups() else "")
                 break
-    for later in messages[1:]:
-        sender = re.search(r"^From:\s*(.+)$", later, re.M)
-        if not sender or sender.group(1).strip() != requester:
+    for sender, _, later in messages[1:]:
+        if sender != requester:
             continue
         for number, subject in re.findall(
             r"[Qq]uestion (\d+)[:,]\s*(?:make that|please switch to) (.+?)(?: instead of .+?)?\.\s*$", later, re.M
@@ -136,11 +161,11 @@ def template() -> tuple[list[str], list[tuple[str, str]]]:
 
 
 def main() -> None:
-    lines = journal()
-    state = replay(lines)
+    lines, messages = journal(), thread()
+    state = replay(lines + requests(messages))
     values, sources = state["values"], state["sources"]
     answers: dict[str, Any] = {}
-    for number, (kind, subject) in sorted(questions().items()):
+    for number, (kind, subject) in sorted(questions(messages).items()):
         answers[f"q{number}"] = sorted(values["open"]) if kind == "open" else values[ROLE_OF[kind]][subject]
     rt.write_json("answers.json", answers)
     if rt.partial_mode():

@@ -48,12 +48,22 @@ ACTIONS = (
     ("migrate the staging database", "staging database"),
 )
 """(description, the thing it is about: how a later session names it without its id)."""
+NOTES = (
+    ("staging URL", ("https://staging-3.example.com", "https://staging-7.example.com", "https://stg.example.net")),
+    ("standup time", ("09:30", "10:00", "09:15")),
+    ("release branch", ("release/2024.3", "release/2024.4", "release/next")),
+    ("support inbox", ("support@example.com", "help@example.com", "care@example.com")),
+    ("VPN profile", ("eu-west-2", "us-east-1", "ap-south-1")),
+    ("status page", ("status.example.com", "health.example.com", "uptime.example.com")),
+)
+"""Standing notes the team asks the memory to keep: (key, the values it may take)."""
+THREAD = "requests/thread.md"
 SESSIONS = 8
 CONSOLIDATED = 4
 """The session (0-based) the memory store was last consolidated at; later sessions are not in it."""
-ROLES = ("owners", "deadlines", "decisions", "open", "superseded")
+ROLES = ("owners", "deadlines", "decisions", "open", "notes", "superseded")
 HEADINGS = {"owners": "Owners", "deadlines": "Deadlines", "decisions": "Decisions", "open": "Open items",
-            "superseded": "Superseded"}  # fmt: skip
+            "notes": "Standing notes", "superseded": "Superseded"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -72,8 +82,9 @@ class Action:
 @dataclass
 class Event:
     session: int
+    """The journal session (0-based); one past the last for a request in the thread."""
     kind: str
-    """owner, deadline, decision, open, close, close_implicit, reopen, or confirm (no change)."""
+    """owner, deadline, decision, open, close, close_implicit, reopen, note, forget, or confirm_* (no change)."""
     subject: str
     value: str = ""
     style: int = 0
@@ -104,6 +115,8 @@ class World:
     team: list[Person]
     workstreams: list[str]
     topics: list[str]
+    notes: list[str]
+    """The standing notes' keys this project can use (the first ones set at the start)."""
     actions: list[Action]
     days: list[date]
     formats: list[str]
@@ -129,6 +142,11 @@ class World:
     template_date: str = ""
     tags: dict[str, set[str]] = field(default_factory=dict)
     """Pattern → rubric item ids whose result its trap changes."""
+    half_applied: list[tuple[str, str, int]] = field(default_factory=list)
+    """(role, subject, session): entries an interrupted consolidation appended to MEMORY.md without
+    removing the entry they replace."""
+    checkpoint: dict[str, str] = field(default_factory=dict)
+    """The consolidation run's progress marker (`memory/consolidation.json`)."""
 
     def person(self, handle: str) -> Person:
         return next(p for p in self.team if p.handle == handle)
@@ -137,6 +155,8 @@ class World:
         return next(a for a in self.actions if a.id == action_id)
 
     def path(self, session: int) -> str:
+        if session > self.last:
+            return THREAD
         return f"journal/{self.days[session].isoformat()}.{self.formats[session]}"
 
     @property
@@ -149,6 +169,9 @@ class World:
     def option_label(self, topic: str, code: str) -> str:
         options = dict(next(o for t, o in DECISIONS if t == topic))
         return options[code]
+
+    def note_values(self, key: str) -> list[str]:
+        return list(dict(NOTES)[key])
 
     def options(self, topic: str) -> list[str]:
         return [code for code, _ in next(o for t, o in DECISIONS if t == topic)]
@@ -173,7 +196,8 @@ def generate(seed: int, salt: int) -> World:
     topics = rng.sample([t for t, _ in DECISIONS], 3)
     actions = [Action(f"A-{n:02d}", d, t) for n, (d, t) in enumerate(rng.sample(ACTIONS, 5), 1)]
     formats = ["md", *(rng.choice(("md", "jsonl")) for _ in range(SESSIONS - 1))]
-    world = World(seed, rng, rng.choice(PROJECTS), people[0], people[1], people[2:], workstreams, topics,
+    notes = rng.sample([key for key, _ in NOTES], 4)
+    world = World(seed, rng, rng.choice(PROJECTS), people[0], people[1], people[2:], workstreams, topics, notes,
                   actions, days, formats)  # fmt: skip
     handles = [p.handle for p in world.team]
     for ws in workstreams:
@@ -183,6 +207,8 @@ def generate(seed: int, salt: int) -> World:
         world.events.append(Event(0, "decision", topic, rng.choice(world.options(topic))))
     for action in actions:
         world.events.append(Event(0, "open", action.id, rng.choice(handles)))
+    for key in notes[:2]:
+        world.events.append(Event(rng.randint(0, CONSOLIDATED), "note", key, rng.choice(world.note_values(key))))
     for session in range(1, CONSOLIDATED):
         change(world, session, rng.choice(("owner", "deadline", "decision")), rng.choice((1, 2)))
     for action_id in rng.sample([a.id for a in actions], 2):
@@ -225,6 +251,7 @@ class State:
     decisions: dict[str, str] = field(default_factory=dict)
     open: dict[str, str] = field(default_factory=dict)
     """Open action id → owner handle."""
+    notes: dict[str, str] = field(default_factory=dict)
     sources: dict[str, int] = field(default_factory=dict)
     """'<role>/<subject>' → the session that set the current value."""
     history: list[tuple[str, str, str, int]] = field(default_factory=list)
@@ -256,6 +283,13 @@ def state_at(world: World, session: int) -> State:
         elif event.kind in ("close", "close_implicit") and event.subject in state.open:
             del state.open[event.subject]
             state.history.append(("open", event.subject, "closed", event.session))
+        elif event.kind == "note":
+            if event.subject in state.notes:
+                state.history.append(("notes", event.subject, state.notes[event.subject], event.session))
+            state.notes[event.subject] = event.value
+            state.sources[f"notes/{event.subject}"] = event.session
+        elif event.kind == "forget" and event.subject in state.notes:
+            state.history.append(("notes", event.subject, state.notes.pop(event.subject), event.session))
         elif event.kind == "reopen":
             state.open[event.subject] = owners_of_actions[event.subject]
             state.sources[f"open/{event.subject}"] = event.session
@@ -264,7 +298,8 @@ def state_at(world: World, session: int) -> State:
 
 
 def final(world: World) -> State:
-    return state_at(world, world.last)
+    """The state after the last session and the requests in the thread."""
+    return state_at(world, world.last + 1)
 
 
 def answers(world: World) -> dict[str, object]:
@@ -287,5 +322,6 @@ def entries(world: World, role: str) -> dict[str, dict[str, str]]:
     """A current section's expected entries: subject → its value (conventions' form) and source file."""
     state = final(world)
     values = {"owners": {k: "@" + v for k, v in state.owners.items()}, "deadlines": state.deadlines,
-              "decisions": state.decisions, "open": {k: "@" + v for k, v in state.open.items()}}[role]  # fmt: skip
+              "decisions": state.decisions, "open": {k: "@" + v for k, v in state.open.items()},
+              "notes": state.notes}[role]  # fmt: skip
     return {k: {"value": v, "source": world.path(state.sources[f"{role}/{k}"])} for k, v in values.items()}

@@ -24,7 +24,7 @@ from skill2env.tasks.draft import TaskDraft
 
 SKILL = SkillRef(skill_id="s-memory", name="agent-memory", path="agent-memory")
 ASSIGNED = {"pending_item_closure", "goal_buried_in_thread", "stale_search_index", "skill_template_as_is",
-            "skill_output_convention"}  # fmt: skip
+            "skill_output_convention", "scattered_edit_checklist", "idempotent_resume"}  # fmt: skip
 
 
 def build(seed: int, patterns: dict[str, int]) -> TaskDraft:
@@ -37,7 +37,7 @@ def solved(draft: TaskDraft, root: Path) -> None:
 
 def test_the_kit_is_registered() -> None:
     assert KITS["memory"] is KIT
-    assert len(KIT.patterns) >= 6
+    assert len(KIT.patterns) >= 8
     assert set(KIT.patterns) >= ASSIGNED
 
 

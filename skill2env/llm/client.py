@@ -260,5 +260,6 @@ class ModelClient:
                 "asset_key": self.context.asset_key,
                 "partition_key": partition or self.context.partition_key,
                 "run_id": self.context.run_id,
-            }
+            },
+            tally.rounds,
         )

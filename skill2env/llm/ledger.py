@@ -47,6 +47,25 @@ LLM_CALLS_SCHEMA = pl.Schema(
     }
 )
 TABLE = "llm_calls"
+ROUNDS_TABLE = "llm_call_rounds"
+LLM_CALL_ROUNDS_SCHEMA = pl.Schema(
+    {
+        "call_id": pl.String(),
+        "round": pl.Int64(),
+        "request_key": pl.String(),
+        "source": pl.String(),
+        "max_tokens": pl.Int64(),
+        "temperature": pl.Float64(),
+        "finish_reason": pl.String(),
+        "input_tokens": pl.Int64(),
+        "output_tokens": pl.Int64(),
+        "content": pl.String(),
+        "content_chars": pl.Int64(),
+        "tool_calls": pl.String(),
+        "error_class": pl.String(),
+        "error_message": pl.String(),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -59,15 +78,17 @@ class CallContext:
 
 
 class Ledger:
-    """A buffer of `llm_calls` rows."""
+    """A buffer of `llm_calls` rows and their `llm_call_rounds`."""
 
     def __init__(self) -> None:
         self._rows: list[dict[str, Any]] = []
+        self._rounds: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
-    def record(self, row: dict[str, Any]) -> None:
+    def record(self, row: dict[str, Any], rounds: list[dict[str, Any]] | None = None) -> None:
         with self._lock:
             self._rows.append(row)
+            self._rounds.extend({**r, "call_id": row["call_id"]} for r in rounds or ())
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -76,19 +97,29 @@ class Ledger:
         with self._lock:
             return list(self._rows)
 
+    def round_rows(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._rounds)
+
     def frame(self) -> pl.DataFrame:
         return pl.DataFrame(self.rows(), schema=LLM_CALLS_SCHEMA)
 
     def flush(self, log: AppendLog) -> int:
-        """Append the buffered rows to `llm_calls` in one transaction and empty the buffer.
+        """Append the buffered calls to `llm_calls`, then their rounds to `llm_call_rounds` (one
+        transaction each), and empty the buffer; returns the calls written.
 
-        On a failed write the rows stay buffered, so a later flush can still write them.
+        On a failed write the rows not yet written stay buffered, so a later flush can still write them.
         """
         with self._lock:
-            taken, self._rows = self._rows, []
+            calls, self._rows = self._rows, []
+            rounds, self._rounds = self._rounds, []
+        written = 0
         try:
-            return log.append(TABLE, pl.DataFrame(taken, schema=LLM_CALLS_SCHEMA))
+            written = log.append(TABLE, pl.DataFrame(calls, schema=LLM_CALLS_SCHEMA))
+            log.append(ROUNDS_TABLE, pl.DataFrame(rounds, schema=LLM_CALL_ROUNDS_SCHEMA))
         except BaseException:
             with self._lock:
-                self._rows = taken + self._rows
+                self._rows = ([] if written else calls) + self._rows
+                self._rounds = rounds + self._rounds
             raise
+        return written

@@ -17,11 +17,13 @@ Concurrency is bounded per role (see `skill2env.llm.connections`); cache hits ta
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from skill2env.llm.cache import CacheEntry, CacheMode, ResponseCache
 from skill2env.llm.config import RoleConfig
@@ -32,6 +34,7 @@ from skill2env.llm.wire import ChatRequest, Reply, ReplyDecodeError
 RETRY_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 REJECT_STATUS = frozenset({400, 413, 422})
 COMPLETIONS_PATH = "/chat/completions"
+ROUND_CONTENT_CHARS = 20_000
 
 
 @dataclass
@@ -51,6 +54,29 @@ class Tally:
     finish_reason: str | None = None
     first_key: str | None = None
     started_at: datetime | None = None
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    """One `llm_call_rounds` row per request (without `call_id`), raw answers included."""
+
+    def add_round(self, request: ChatRequest, key: str, source: str, reply: Reply | None = None,
+                  error: BaseException | None = None) -> None:  # fmt: skip
+        content = reply.content if reply is not None else None
+        self.rounds.append(
+            {
+                "round": len(self.rounds) + 1,
+                "request_key": key,
+                "source": source,
+                "max_tokens": request.max_tokens,
+                "temperature": request.temperature,
+                "finish_reason": reply.finish_reason if reply is not None else None,
+                "input_tokens": reply.input_tokens if reply is not None else 0,
+                "output_tokens": reply.output_tokens if reply is not None else 0,
+                "content": content[:ROUND_CONTENT_CHARS] if content is not None else None,
+                "content_chars": len(content or ""),
+                "tool_calls": json.dumps(list(reply.tool_calls)) if reply is not None and reply.tool_calls else None,
+                "error_class": type(error).__name__ if error is not None else None,
+                "error_message": str(error)[:500] if error is not None else None,
+            }
+        )
 
     @property
     def cache_hit(self) -> bool:
@@ -72,7 +98,7 @@ class Transport:
 
     def send(self, request: ChatRequest, tally: Tally) -> Reply:
         key = request.key()
-        cached = self._lookup(key, tally)
+        cached = self._lookup(request, key, tally)
         if cached is not None:
             return cached
         client = self.connections.sync()
@@ -83,15 +109,15 @@ class Transport:
             try:
                 with self._slots:
                     raw = client.post(COMPLETIONS_PATH, cast_to=http_library().Response, body=body).content
-                return self._store(key, raw, tally)
+                return self._store(request, key, raw, tally)
             except Exception as exc:
-                delay = self._failure(key, exc, attempt, tally)
+                delay = self._failure(request, key, exc, attempt, tally)
             time.sleep(delay)
         raise AssertionError("unreachable: the last attempt raises")  # pragma: no cover
 
     async def asend(self, request: ChatRequest, tally: Tally) -> Reply:
         key = request.key()
-        cached = self._lookup(key, tally)
+        cached = self._lookup(request, key, tally)
         if cached is not None:
             return cached
         pools = self.connections.async_pools()
@@ -102,15 +128,15 @@ class Transport:
             try:
                 async with pools.client() as client:
                     response = await client.post(COMPLETIONS_PATH, cast_to=http_library().Response, body=body)
-                return self._store(key, response.content, tally)
+                return self._store(request, key, response.content, tally)
             except Exception as exc:
-                delay = self._failure(key, exc, attempt, tally)
+                delay = self._failure(request, key, exc, attempt, tally)
             await asyncio.sleep(delay)
         raise AssertionError("unreachable: the last attempt raises")  # pragma: no cover
 
     # -- shared steps ---------------------------------------------------------------------------
 
-    def _lookup(self, key: str, tally: Tally) -> Reply | None:
+    def _lookup(self, request: ChatRequest, key: str, tally: Tally) -> Reply | None:
         tally.first_key = tally.first_key or key
         entry = self.cache.get(key)
         if entry is None:
@@ -128,26 +154,29 @@ class Transport:
                 status_code=entry.status,
             )
         reply = Reply.decode(entry.body)
+        tally.add_round(request, key, "cache", reply)
         tally.cached_input_tokens += reply.input_tokens
         tally.cached_output_tokens += reply.output_tokens
         tally.finish_reason = reply.finish_reason
         return reply
 
-    def _store(self, key: str, raw: bytes, tally: Tally) -> Reply:
+    def _store(self, request: ChatRequest, key: str, raw: bytes, tally: Tally) -> Reply:
         try:
             reply = Reply.decode(raw)
         except ReplyDecodeError as exc:
             raise ModelUnavailable(f"{self.config.endpoint_host}: {exc}", attempts=tally.attempts) from exc
+        tally.add_round(request, key, "endpoint", reply)
         tally.input_tokens += reply.input_tokens
         tally.output_tokens += reply.output_tokens
         tally.finish_reason = reply.finish_reason
         self.cache.put(key, CacheEntry(200, raw))
         return reply
 
-    def _failure(self, key: str, exc: Exception, attempt: int, tally: Tally) -> float:
+    def _failure(self, request: ChatRequest, key: str, exc: Exception, attempt: int, tally: Tally) -> float:
         """Seconds to wait before the next try, or raise the typed error (last try, or not retryable)."""
         import openai
 
+        tally.add_round(request, key, "endpoint", error=exc)
         if isinstance(exc, ModelError):
             raise exc
         host = self.config.endpoint_host

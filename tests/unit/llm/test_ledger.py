@@ -51,3 +51,30 @@ def test_the_frame_has_the_table_schema(server: ScriptedServer, make_client: Cli
     server.script(text("a"))
     make_client().complete("one")
     assert ledger.frame().schema == LLM_CALLS_SCHEMA
+
+
+def test_every_round_keeps_its_raw_answer_linked_to_the_call(
+    server: ScriptedServer, make_client: ClientFactory, ledger: Ledger, lake: Lake
+) -> None:
+    """A user can read what the model said in each round of a call: the failed try, the invalid
+    answer that went back for repair and the accepted one, in order, joined to the call's row."""
+    from pydantic import BaseModel
+
+    class Pick(BaseModel):
+        name: str
+
+    server.script(status(500), text("not json at all"), text('{"name": "ok"}'))
+    assert make_client(max_attempts=2).structured("pick one", Pick).value.name == "ok"
+
+    assert ledger.flush(lake) == 1
+    rounds = lake.query(
+        "SELECT r.round, r.source, r.error_class, r.content, r.content_chars, c.status "
+        "FROM llm_call_rounds AS r JOIN llm_calls AS c USING (call_id) ORDER BY r.round"
+    )
+    assert rounds.rows() == [
+        (1, "endpoint", "InternalServerError", None, 0, "ok"),
+        (2, "endpoint", None, "not json at all", 15, "ok"),
+        (3, "endpoint", None, '{"name": "ok"}', 14, "ok"),
+    ]
+    keys = lake.query("SELECT count(DISTINCT request_key) FROM llm_call_rounds").item()
+    assert keys == 2  # the retry repeats the request; the repair round is a new one

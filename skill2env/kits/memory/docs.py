@@ -80,6 +80,10 @@ def line(world: World, event: Event) -> str:
         return f"{s} is done." if style != 2 else f"Closed {s} ({action.desc})."
     if event.kind == "close_implicit" and action:
         return f"By the way, the work on the {action.thing} was finished on {v}."
+    if event.kind == "proposal":
+        if style == 1:
+            return f"Could we go with {option(world, s, v)} for the {s}? Let's talk it through next week."
+        return f"Proposal from the design review: move the {s} decision to {option(world, s, v)}? Not decided yet."
     if event.kind == "note":
         if style == 1:
             return f"Please note for the memory: the {s} is {v}."
@@ -153,6 +157,11 @@ def human_date(text: str) -> str:
 def store_entries(world: World, session: int) -> dict[str, list[str]]:
     """The memory store's lines per role as consolidated at `session`, in the store's own forms."""
     state = state_at(world, session)
+    for key, (value, at) in world.misread.items():
+        role, subject = key.split("/", 1)
+        if state.sources[key] <= at <= session:
+            getattr(state, role)[subject] = value
+            state.sources[key] = at
 
     def owner(handle: str) -> str:
         return world.person(handle).name if world.store_names else "@" + handle
@@ -235,6 +244,7 @@ def conventions() -> str:
 - Every current entry ends with `(since <date the value took effect>, source: <journal file that set it>)`.
 - A value that was replaced moves to the Superseded section; a current section holds only what is true now.
 - An action item that is done leaves the open items.
+- Only a decision recorded as taken binds; a proposal or a question in a session binds nothing.
 """
 
 

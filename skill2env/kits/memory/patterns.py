@@ -91,6 +91,34 @@ def pending_item_closure(world: World, level: int, rng: random.Random, design: D
     }[level]
 
 
+def authority_resolution(world: World, level: int, rng: random.Random, design: Design) -> None:
+    topics = [world.questions[question_number(world, "decision") - 1].subject]
+    topics += [rng.choice([t for t in world.topics if t != topics[0]])] if level == 3 else []
+    fooled = not benign(level, rng)
+    for topic in topics:
+        # after the topic's last real change, so that the consolidation's misreading is what it keeps
+        since = state_at(world, CONSOLIDATED).sources[f"decisions/{topic}"]
+        session = rng.randint(max(since, 1), CONSOLIDATED - 1)
+        current = state_at(world, session).decisions[topic]
+        value = rng.choice([c for c in world.options(topic) if c != current])
+        world.events.append(Event(session, "proposal", topic, value, style=0 if level == 1 else 1))
+        if fooled:
+            world.misread[f"decisions/{topic}"] = (value, session)
+            world.tag("authority_resolution", "memory.decisions")
+            if topic == topics[0]:
+                world.tag("authority_resolution", f"answers.q{question_number(world, 'decision')}")
+            design.plant("authority_resolution", f"proposal.{topic}", "the store took a proposal for a decision",
+                         value, world.path(session))  # fmt: skip
+    design.plant("authority_resolution", "conventions.binding", "only decisions recorded as taken bind",
+                 "binds nothing", CONVENTIONS)  # fmt: skip
+    design.forms["authority_resolution"] = {
+        1: "A proposal in a daily note (marked as not decided) was copied into the store as the decision; the "
+        "conventions say only decisions taken bind.",
+        2: "As level 1, the proposal phrased as a question in a session transcript.",
+        3: "As level 2, on two decisions.",
+    }[level]
+
+
 def stale_search_index(world: World, level: int, rng: random.Random, design: Design) -> None:
     world.index_at = CONSOLIDATED - 1
     world.index_dated = level == 1
@@ -260,6 +288,7 @@ def goal_buried_in_thread(world: World, level: int, rng: random.Random, design: 
 
 
 TRANSFORMERS: dict[str, Transformer] = {
+    "authority_resolution": authority_resolution,
     "stale_search_index": stale_search_index,
     "retroactive_correction": retroactive_correction,
     "pending_item_closure": pending_item_closure,

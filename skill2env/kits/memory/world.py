@@ -84,7 +84,8 @@ class Event:
     session: int
     """The journal session (0-based); one past the last for a request in the thread."""
     kind: str
-    """owner, deadline, decision, open, close, close_implicit, reopen, note, forget, or confirm_* (no change)."""
+    """owner, deadline, decision, open, close, close_implicit, reopen, note, forget, or (changing nothing)
+    proposal and confirm_*."""
     subject: str
     value: str = ""
     style: int = 0
@@ -145,6 +146,8 @@ class World:
     half_applied: list[tuple[str, str, int]] = field(default_factory=list)
     """(role, subject, session): entries an interrupted consolidation appended to MEMORY.md without
     removing the entry they replace."""
+    misread: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """'<role>/<subject>' → (value, session): a proposal the consolidation took for a decision."""
     checkpoint: dict[str, str] = field(default_factory=dict)
     """The consolidation run's progress marker (`memory/consolidation.json`)."""
 

@@ -5,8 +5,10 @@ with a header block, a vendor text export), instrument metadata (JSON), a calibr
 its notes, a lab notebook recording decisions, a QC list and an analysis protocol; with traps (an
 instrument swapped mid-series that exports in another unit, a recalibration and a mistyped gain,
 exclusions the notebook binds later steps to, QC-rejected samples, exports whose blank was not
-subtracted, saturated readings the protocol discards before the calibration it is defined on) → the
-fitted slope and intercept with their units, the cleaned per-dose means and a short report.
+subtracted, saturated readings the protocol discards before the calibration it is defined on, a
+reference standard to normalise each run to after calibrating, the lab's fitting script whose default
+leaves the zero-dose readings out) → the fitted slope and intercept with their units, the cleaned
+per-dose means and a short report.
 """
 
 from __future__ import annotations

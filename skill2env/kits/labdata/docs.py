@@ -11,12 +11,50 @@ from skill2env.kits.labdata.patterns import (
     CALIBRATION_NOTES,
     CALIBRATIONS,
     DECISIONS,
+    FIT_TOOL,
     METADATA,
     PROTOCOL,
     REJECTED,
+    TOOL_README,
 )
-from skill2env.kits.labdata.world import Export, World, decimals
+from skill2env.kits.labdata.world import Export, FitTool, World, decimals
 from skill2env.kits.spec import Workspace
+
+TOOL_SOURCE = '''#!/usr/bin/env python3
+"""Fit a straight line (ordinary least squares) to dose-response readings.
+
+Usage: python3 tools/fit_response.py READINGS.csv [options]
+
+READINGS.csv holds one reading per row with the columns `dose` and `signal` (calibrated, in the
+study's units). The result is printed as JSON: slope, intercept and n (the readings fitted).
+"""
+
+import argparse
+import csv
+import json
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Straight-line fit of signal against dose.")
+    parser.add_argument("readings", help="CSV with the columns dose and signal")
+    parser.add_argument("--BLANK_FLAG", action="store_true", help="BLANK_HELP")
+    parser.add_argument("--digits", type=int, default=DIGITS, help="decimals of the printed results (default DIGITS)")
+    args = parser.parse_args()
+    with open(args.readings, newline="") as handle:
+        points = [(float(row["dose"]), float(row["signal"])) for row in csv.DictReader(handle)]
+    if BLANK_TEST:
+        points = [(x, y) for x, y in points if x != 0]
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+    intercept = my - slope * mx
+    print(json.dumps({"slope": round(slope, args.digits), "intercept": round(intercept, args.digits), "n": n}))
+
+
+if __name__ == "__main__":
+    main()
+'''
 
 
 def number(value: float, places: int) -> str:
@@ -32,7 +70,10 @@ def export_text(world: World, export: Export) -> str:
     places = decimals(export.factor)
     operator = export.operator
     blank = number(export.blank, places)
-    rows = [(r.time, r.sample, dose_text(world.shown_dose(r)), number(world.shown(r), places)) for r in readings]
+    rows = [
+        (r.time, r.sample, "-" if r.reference else dose_text(world.shown_dose(r)), number(world.shown(r), places))
+        for r in readings
+    ]
     signal = "signal" if export.unit_shown == "metadata" else f"signal [{export.unit}]"
     dose = f"dose [{export.dose_unit}]"
     if export.fmt == "txt":
@@ -108,6 +149,10 @@ def calibration_notes(world: World) -> str:
         "",
     ]
     lines += [*(f"{note}\n" for note in world.notes)] if world.notes else ["No corrections to the table so far.", ""]
+    if world.reference_signal and world.levels.get("prescribed_step_order", 1) >= 2:
+        lines += ["Reference normalisation works on calibrated signals: calibrate the reference readings and the "
+                  "sample readings first, then scale; scaling the exported numbers before calibrating shifts every "
+                  "offset.", ""]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -140,8 +185,9 @@ def rejected(world: World) -> str:
 def protocol(world: World) -> str:
     theme, limit = world.theme, world.saturation
     inline = world.levels.get("non_commuting_steps", 1) < 3
+    before = ", before any reference scaling" if world.reference_signal else ""
     saturation = (
-        f"Discard saturated readings: the saturation limit is {limit} {theme.unit} of calibrated signal."
+        f"Discard saturated readings: the saturation limit is {limit} {theme.unit} of calibrated signal{before}."
         if inline
         else "Discard saturated readings (see the definitions)."
     )
@@ -157,17 +203,72 @@ def protocol(world: World) -> str:
         "is converted first (its unit is in its column header, its header block or `instruments.json`).",
         "4. Blank: an export whose header says its blank was not subtracted gets the blank level it states "
         "subtracted from every reading before anything else.",
+        *reference_step(world),
         f"5. Analysis set: every reading of the series except what `{DECISIONS}` excludes and the samples rejected "
         f"at QC (`{REJECTED}`). The same analysis set feeds every result.",
         f"6. Fit: ordinary least squares of calibrated signal against dose over the individual readings of the "
-        f"analysis set (not over the means): slope in {theme.unit} per {theme.dose_unit}, intercept in {theme.unit}.",
+        f"analysis set, the zero-dose readings included (not over the means): slope in {theme.unit} per "
+        f"{theme.dose_unit}, intercept in {theme.unit}."
+        + (f" The lab's fitting script `{FIT_TOOL}` (see `{TOOL_README}`) makes this fit." if world.tool else ""),
         "7. Condition means: per dose, the mean calibrated signal over the analysis set and the number of readings n.",
         "",
     ]
     if not inline:
-        lines += ["## Definitions", "", f"- The saturation limit is {limit} {theme.unit} of calibrated signal.",
+        lines += ["## Definitions", "", f"- The saturation limit is {limit} {theme.unit} of calibrated signal{before}.",
                   "- A run day is the date in an export's header block.", ""]  # fmt: skip
     return "\n".join(lines)
+
+
+def tool_source(tool: FitTool) -> str:
+    if tool.skips_blanks:
+        flag, helptext, test = (
+            "keep-blanks",
+            "also fit the zero-dose (blank) readings; by default they are left "
+            "out, as for blank-subtracted standard curves",
+            "not args.keep_blanks",
+        )
+    else:
+        flag, helptext, test = "skip-blanks", "leave the zero-dose (blank) readings out of the fit", "args.skip_blanks"
+    return (TOOL_SOURCE.replace("BLANK_FLAG", flag).replace("BLANK_HELP", helptext).replace("BLANK_TEST", test)
+            .replace("DIGITS", str(tool.digits)))  # fmt: skip
+
+
+def tool_readme(tool: FitTool) -> str:
+    lines = [
+        "# Lab tools",
+        "",
+        "`fit_response.py` fits signal against dose by ordinary least squares and prints the slope, the intercept",
+        "and n as JSON:",
+        "",
+        "    python3 tools/fit_response.py readings.csv [options]",
+        "",
+        "`readings.csv` has the columns `dose` and `signal`, one calibrated reading per row.",
+        "",
+    ]
+    if not tool.documented:
+        return "\n".join([*lines, "Run it with `--help` for its options.", ""])
+    blanks = (
+        "By default it leaves the zero-dose (blank) readings out of the fit; `--keep-blanks` fits them too."
+        if tool.skips_blanks
+        else "It fits every reading it is given; `--skip-blanks` leaves the zero-dose readings out."
+    )
+    return "\n".join([*lines, blanks, f"It prints {tool.digits} decimals unless `--digits` says otherwise.", ""])
+
+
+def reference_step(world: World) -> list[str]:
+    """The protocol's normalisation to the runs' reference standard (none when the runs carry none)."""
+    if not world.reference_signal:
+        return []
+    nominal = f"{world.reference_signal:.0f} {world.theme.unit}"
+    if world.levels.get("prescribed_step_order", 1) == 1:
+        return [f"4b. Reference standard: each export holds the reading(s) of the reference standard (sample `REF-…`, "
+                f"no dose). After the calibration, multiply every calibrated reading of the export by R / c, where the "
+                f"nominal signal of the reference standard is {nominal} (R) and c is the export's calibrated reference "
+                "reading (their mean when there are several). The reference readings are not part of the analysis "
+                "set."]  # fmt: skip
+    return [f"4b. Reference standard: scale every reading of an export by R / c, where the nominal signal of the "
+            f"reference standard is {nominal} (R) and c is the export's reference reading (sample `REF-…`; their "
+            "mean when there are several). The reference readings are not part of the analysis set."]  # fmt: skip
 
 
 def render_world(world: World) -> Workspace:
@@ -178,6 +279,9 @@ def render_world(world: World) -> Workspace:
     workspace.add_text(CALIBRATION_NOTES, calibration_notes(world))
     workspace.add_text(DECISIONS, decisions(world))
     workspace.add_text(REJECTED, rejected(world))
+    if world.tool is not None:
+        workspace.add_text(FIT_TOOL, tool_source(world.tool))
+        workspace.add_text(TOOL_README, tool_readme(world.tool))
     for export in sorted(world.exports, key=lambda e: e.path):
         workspace.add_text(export.path, export_text(world, export))
     return workspace

@@ -1,12 +1,16 @@
 """Naive baseline for the lab-data kit: it reads every export's numbers at face value (no units, no
 blank), calibrates each instrument with its first row of the calibration table, keeps every reading
 (no notebook decisions, no QC list, no saturation limit) and fits the lot. It never opens the
-notebook, the QC list, the calibration notes or the instrument metadata."""
+notebook, the QC list, the calibration notes or the instrument metadata. When the lab's fitting script
+is in `tools/`, it fits with it, with the script's defaults."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import subprocess
+import tempfile
 
 from skill2env.kits.runtime import rt  # kit-runtime
 
@@ -34,11 +38,21 @@ def main() -> None:
         signal_col = next(i for i, c in enumerate(header) if c.startswith("signal"))
         for line in body[1:]:
             cells = line.split(delimiter)
-            points.append((float(cells[dose_col]), (float(cells[signal_col]) - offset) * gain))
+            try:
+                points.append((float(cells[dose_col]), (float(cells[signal_col]) - offset) * gain))
+            except ValueError:  # a row without a number (a reference reading has no dose)
+                continue
     n = len(points)
     mx, my = sum(x for x, _ in points) / n, sum(y for _, y in points) / n
     slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
     intercept = my - slope * mx
+    tool = rt.workspace() / "tools" / "fit_response.py"
+    if tool.exists():
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as handle:
+            handle.write("dose,signal\n" + "".join(f"{x},{y}\n" for x, y in points))
+        done = subprocess.run(["python3", str(tool), handle.name], capture_output=True, text=True, check=True)
+        fitted = json.loads(done.stdout)
+        slope, intercept, n = fitted["slope"], fitted["intercept"], fitted["n"]
     rt.write_json("fit.json", {"slope": slope, "intercept": intercept, "slope_unit": f"{unit} per {dose_unit}",
                                "intercept_unit": unit, "n": n})  # fmt: skip
     rows: list[list[object]] = []

@@ -13,11 +13,11 @@ import random
 from collections.abc import Callable
 from datetime import date, timedelta
 
-from skill2env.kits.labdata.world import Calibration, Reading, World, base_calibration, decimals
+from skill2env.kits.labdata.world import Calibration, FitTool, Reading, World, base_calibration, decimals
 from skill2env.kits.spec import Design
 
 Transformer = Callable[[World, int, random.Random, Design], None]
-BENIGN = {1: 0.7, 2: 0.35, 3: 0.0}
+BENIGN = {1: 0.9, 2: 0.4, 3: 0.0}
 PROTOCOL = "protocol.md"
 METADATA = "instruments.json"
 CALIBRATIONS = "calibration/calibrations.csv"
@@ -25,6 +25,8 @@ CALIBRATION_NOTES = "calibration/notes.md"
 DECISIONS = "notebook/decisions.md"
 REJECTED = "qc/rejected_samples.txt"
 RUNS = "data/runs/"
+FIT_TOOL = "tools/fit_response.py"
+TOOL_README = "tools/README.md"
 
 
 def benign(world: World, pattern: str, level: int, rng: random.Random) -> bool:
@@ -200,13 +202,48 @@ def conditional_branch_on_data(world: World, level: int, rng: random.Random, des
     }[level]
 
 
+def prescribed_step_order(world: World, level: int, rng: random.Random, design: Design) -> None:
+    harmless = benign(world, "prescribed_step_order", level, rng)
+    theme = world.theme
+    world.reference_signal = float(round((world.intercept + world.slope * theme.doses[3]) / 10.0) * 10)
+    for export in world.exports:
+        drift = 1.0 if harmless else 1 + rng.choice((-1, 1)) * rng.uniform(0.02, 0.06)
+        readings = world.readings_of(export.instrument, export.day)
+        for reading in readings:
+            reading.value *= drift
+        first, last = readings[0], readings[-1]
+        times = [shifted(first.time, -2), *([shifted(last.time, 2)] if level == 3 else [])]
+        for time in times:
+            value = world.reference_signal * drift * (1 + (0.0 if harmless else rng.gauss(0, 0.002)))
+            world.readings.append(Reading(export.instrument, export.day, time, f"REF-{export.day:%m%d}", 0, value,
+                                          reference=True))  # fmt: skip
+    world.readings.sort(key=lambda r: (r.instrument, r.day, r.time))
+    design.plant("prescribed_step_order", "protocol.reference", "each run is normalised to its reference standard",
+                 world.reference_signal, PROTOCOL)  # fmt: skip
+    design.forms["prescribed_step_order"] = {
+        1: "Each run carries a reference standard; the protocol prescribes normalising to it after the calibration.",
+        2: "As level 1, the order stated only in the calibration notes (the protocol's step reads naturally first).",
+        3: "As level 2, with two reference readings per run whose mean is the reference.",
+    }[level]
+
+
+def shifted(time: str, minutes: int) -> str:
+    total = int(time[:2]) * 60 + int(time[3:]) + minutes
+    return f"{total // 60:02d}:{total % 60:02d}"
+
+
 def non_commuting_steps(world: World, level: int, rng: random.Random, design: Design) -> None:
     harmless = benign(world, "non_commuting_steps", level, rng)
     if not harmless:
         world.changes_n.add("non_commuting_steps")
         plain = [e for e in world.exports if e.blank_subtracted and e.factor == 1.0 and e.instrument in
                  world.instruments[::2]]  # fmt: skip
-        candidates = [r for e in plain for r in world.readings_of(e.instrument, e.day) if not excluded(world, r)]
+        candidates = [
+            r
+            for e in plain
+            for r in world.readings_of(e.instrument, e.day)
+            if not excluded(world, r) and not r.reference
+        ]
         for reading in rng.sample(candidates, {1: 2, 2: 2, 3: 3}[level]):
             reading.value = world.saturation * rng.uniform(1.3, 1.8)
         top = max(world.theme.doses)
@@ -225,12 +262,28 @@ def non_commuting_steps(world: World, level: int, rng: random.Random, design: De
     }[level]
 
 
+def wrong_default_in_skill_script(world: World, level: int, rng: random.Random, design: Design) -> None:
+    harmless = benign(world, "wrong_default_in_skill_script", level, rng)
+    world.tool = FitTool(skips_blanks=not harmless, digits=1 if level == 3 else 6, documented=level == 1)
+    if not harmless:
+        world.changes_n.add("wrong_default_in_skill_script")
+    design.plant("wrong_default_in_skill_script", "tool.defaults", "the lab's fitting script has defaults",
+                 "--digits", FIT_TOOL)  # fmt: skip
+    design.forms["wrong_default_in_skill_script"] = {
+        1: "The lab's fitting script leaves the zero-dose readings out unless told to keep them (its README says so).",
+        2: "As level 1, the default stated only in the script's --help.",
+        3: "As level 2, and the script prints one decimal unless asked for more.",
+    }[level]
+
+
 TRANSFORMERS: dict[str, Transformer] = {
     "unit_convention_lock": unit_convention_lock,
     "retroactive_correction": retroactive_correction,
     "logged_decision_binding": logged_decision_binding,
     "shared_intermediate_reuse": shared_intermediate_reuse,
     "conditional_branch_on_data": conditional_branch_on_data,
+    "prescribed_step_order": prescribed_step_order,
     "non_commuting_steps": non_commuting_steps,
+    "wrong_default_in_skill_script": wrong_default_in_skill_script,
 }
 PATTERNS = tuple(TRANSFORMERS)

@@ -63,7 +63,9 @@ def parse_export(text: str) -> dict[str, Any]:
     rows = []
     for line in table[1:]:
         cells = line.split(delimiter)
-        rows.append({"sample": cells[1].strip(), "dose": float(cells[dose_col]), "signal": float(cells[signal_col])})
+        dose = cells[dose_col].strip()
+        rows.append({"sample": cells[1].strip(), "dose": None if dose in ("", "-") else float(dose),
+                     "signal": float(cells[signal_col])})  # fmt: skip
     return {
         "instrument": header_value(head, "instrument", "instrument_id"),
         "day": header_value(head, "run_date"),
@@ -121,6 +123,14 @@ def rejected_samples() -> set[str]:
     return rejected
 
 
+def calibrate(row: dict[str, Any], export: dict[str, Any], to_signal: float, cal: dict[str, Any]) -> float:
+    """A reading in the protocol's unit, its blank removed when the export kept it, calibrated."""
+    signal = row["signal"] * to_signal
+    if not export["blank_subtracted"]:
+        signal -= export["blank"] * to_signal
+    return float((signal - cal["offset"]) * cal["gain"])
+
+
 def least_squares(points: list[tuple[float, float]]) -> tuple[float, float]:
     n = len(points)
     mx = math.fsum(x for x, _ in points) / n
@@ -135,6 +145,7 @@ def main() -> None:
     unit, dose_unit = re.findall(r"Report every signal in `(.+?)` and every dose in `(.+?)`", protocol)[0]
     limit_found = re.search(r"saturation limit is ([\d.]+)", protocol)
     limit = float(limit_found.group(1)) if limit_found else math.inf
+    nominal = re.search(r"nominal signal of the reference standard is ([\d.]+)", protocol)
     metadata = json.loads(rt.read_text(rt.workspace() / "instruments.json"))
     units = {i["id"]: (i["signal_unit"], i["dose_unit"]) for i in metadata["instruments"]}
     table = calibrations()
@@ -149,11 +160,14 @@ def main() -> None:
         to_signal = factor(signal_unit, unit)
         to_dose = factor(export["dose_unit"] or units[instrument][1], dose_unit)
         cal = next(c for c in table if c["instrument"] == instrument and c["from"] <= day <= c["to"])
+        references = [
+            calibrate(row, export, to_signal, cal) for row in export["rows"] if row["sample"].upper().startswith("REF")
+        ]
+        scale = float(nominal.group(1)) / (math.fsum(references) / len(references)) if nominal and references else 1.0
         for row in export["rows"]:
-            signal = row["signal"] * to_signal
-            if not export["blank_subtracted"]:
-                signal -= export["blank"] * to_signal
-            value = (signal - cal["offset"]) * cal["gain"]
+            if row["sample"].upper().startswith("REF"):
+                continue
+            value = calibrate(row, export, to_signal, cal)
             if any(i == instrument and a <= day <= b for i, a, b in spans):
                 left_out["notebook"] += 1
             elif row["sample"].upper() in samples:
@@ -161,7 +175,7 @@ def main() -> None:
             elif value > limit:
                 left_out["saturated"] += 1
             else:
-                points.append((row["dose"] * to_dose, value))
+                points.append((row["dose"] * to_dose, value * scale))
     slope, intercept = least_squares(points)
     rt.write_json("fit.json", {"slope": slope, "intercept": intercept, "slope_unit": f"{unit} per {dose_unit}",
                                "intercept_unit": unit, "n": len(points)})  # fmt: skip

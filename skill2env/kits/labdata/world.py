@@ -81,7 +81,9 @@ class Reading:
     dose: int
     """In the study's dose unit."""
     value: float
-    """The calibrated signal in the study's unit, as the correct analysis recovers it."""
+    """The calibrated signal in the study's unit (before any normalisation to a reference standard)."""
+    reference: bool = False
+    """A reading of the run's reference standard, not of a sample."""
 
 
 @dataclass
@@ -105,6 +107,18 @@ class Export:
     @property
     def path(self) -> str:
         return f"data/runs/{self.day.isoformat()}_{self.instrument}.{self.fmt}"
+
+
+@dataclass
+class FitTool:
+    """The lab's fitting script in `tools/`: its defaults and whether its README states them."""
+
+    skips_blanks: bool = False
+    """By default the script leaves the zero-dose readings out (`--keep-blanks` keeps them)."""
+    digits: int = 6
+    """Decimals the script prints by default (`--digits`)."""
+    documented: bool = True
+    """Whether `tools/README.md` states the defaults (else only the script's `--help` does)."""
 
 
 @dataclass
@@ -138,6 +152,9 @@ class World:
     changes_n: set[str] = field(default_factory=set)
     """Patterns whose trap changes the analysis set's size."""
     levels: dict[str, int] = field(default_factory=dict)
+    tool: FitTool | None = None
+    reference_signal: float = 0.0
+    """The reference standard's nominal signal (0: the runs carry no reference standard)."""
 
     @property
     def first(self) -> date:
@@ -247,13 +264,21 @@ def in_analysis_set(world: World, reading: Reading, value: float) -> bool:
     return not any(i == reading.instrument and a <= reading.day <= b for i, a, b in world.excluded)
 
 
+def normalisation(world: World, export: Export) -> float:
+    """What the export's calibrated readings are multiplied by: the standard's nominal signal over the
+    mean calibrated reading of the export's reference standard (1 without one)."""
+    references = [calibrated(world, r) for r in world.readings_of(export.instrument, export.day) if r.reference]
+    return world.reference_signal / (math.fsum(references) / len(references)) if references else 1.0
+
+
 def analyse(world: World) -> Analysis:
     points: list[tuple[float, float]] = []
+    factors = {(e.instrument, e.day): normalisation(world, e) for e in world.exports}
     for reading in world.readings:
         value = calibrated(world, reading)
-        if in_analysis_set(world, reading, value):
+        if not reading.reference and in_analysis_set(world, reading, value):
             dose = world.shown_dose(reading) * world.export_of(reading).dose_factor
-            points.append((dose, value))
+            points.append((dose, value * factors[reading.instrument, reading.day]))
     slope, intercept = least_squares(points)
     means = {}
     for dose in world.theme.doses:

@@ -26,6 +26,8 @@ from skill2env.tasks.draft import TaskDraft
 
 SKILL = SkillRef(skill_id="s-lab", name="instrument-analysis", path="instrument-analysis")
 NEW_PATTERNS = {
+    "wrong_default_in_skill_script",
+    "prescribed_step_order",
     "unit_convention_lock",
     "logged_decision_binding",
     "shared_intermediate_reuse",
@@ -46,7 +48,7 @@ def solved(draft: TaskDraft, root: Path) -> Path:
 
 def test_the_kit_is_registered_with_its_patterns() -> None:
     assert KITS["labdata"] is KIT
-    assert len(KIT.patterns) >= 6
+    assert len(KIT.patterns) >= 8
     assert set(KIT.patterns) >= NEW_PATTERNS
 
 

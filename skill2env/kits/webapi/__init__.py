@@ -34,6 +34,8 @@ RECORDS = "output/records.csv"
 SUMMARY = "output/summary.json"
 TOLERANCE = 0.005
 ROW_PATTERNS = (
+    "tool_dsl_expression",
+    "scope_distractor",
     "state_dependency",
     "documented_input_limit",
     "chunk_boundary_state",
@@ -112,8 +114,8 @@ class WebApiKit(Kit):
 def instruction_body(world: World) -> str:
     return f"""`{SERVER}` is a local catalogue service of {world.theme}; `README.md` says how to start and stop it,
 `{API_DOC}` and `docs/openapi.yaml` document its API and `{KEY_FILE}` holds the API key. `{REQUEST}` names the
-category asked for. Gather, through the API, every {world.noun} of category `{world.category}` in the latest
-catalogue. Stop the service when you are done.
+category asked for and any conditions on the records. Gather, through the API, every {world.noun} of category
+`{world.category}` in the latest catalogue that meets the request. Stop the service when you are done.
 
 1. `{RECORDS}`: the columns `id,title,region,{world.field_name}`, one row per {world.noun} of the category that the
    service returns (each once), with the values of the latest catalogue.
@@ -152,7 +154,7 @@ def items(world: World, design: Design, patterns: Mapping[str, int]) -> list[Ite
         if pattern_id not in patterns:
             continue
         keys = {*world.tags.get(pattern_id, set()), anchor} & {str(r["id"]) for r in every}
-        check, wanted = row_check(world, keys)
+        check, wanted = row_check(world, None if pattern_id == "scope_distractor" else keys)
         result.append(
             Item(
                 f"records.{pattern_id}",

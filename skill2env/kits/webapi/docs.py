@@ -21,6 +21,8 @@ API_DOC = "docs/api.md"
 OPENAPI = "docs/openapi.yaml"
 KEY_FILE = "config/api_key.txt"
 REQUEST = "request.md"
+FILTER_DOC = "docs/filter_syntax.md"
+FEEDS = "config/feeds.json"
 SERVER_SOURCE = (Path(__file__).parent / "server.py").read_text(encoding="utf-8")
 
 
@@ -34,6 +36,12 @@ def record_json(record: Record, world: World) -> dict[str, Any]:
         world.field_name: record.value,
         "updated": record.updated,
     }
+    if record.tier is not None:
+        row["tier"] = record.tier
+    if world.scope_level in (1, 2):
+        row["source"] = "live" if record.live else ("sandbox" if world.scope_level == 1 else "live-staging")
+    if world.scope_level == 3:
+        row["feed"] = record.feed
     if record.id in world.gone:
         row["gone"] = True
     return row
@@ -69,7 +77,51 @@ def render_world(world: World) -> Workspace:
     ws.add(STORE, zlib.compress(data.encode(), 9), data)
     ws.add_text(KEY_FILE, world.api_key + "\n")
     ws.add_text(REQUEST, request(world))
+    if world.window:
+        ws.add_text(FILTER_DOC, filter_doc(world))
+    if world.feeds:
+        ws.add_text(FEEDS, json.dumps({"feeds": world.feeds}, indent=2) + "\n")
     return ws
+
+
+def conditions(world: World) -> list[str]:
+    lines = []
+    if world.window:
+        lines.append(f"Updated: from {world.window[0]} through {world.window[1]} (both days included, UTC)")
+    if world.status_wanted:
+        lines.append(f"Status: {world.status_wanted} (in any letter case)")
+    if world.tier_excluded:
+        lines.append(f"Tier: any but {world.tier_excluded} (records without a tier count)")
+    return lines
+
+
+def filter_doc(world: World) -> str:
+    example = ""
+    if not world.status_wanted:
+        example = """
+Example: the records updated in May 2024 are `updated >= 2024-05-01 and updated < 2024-06-01`, not
+`updated <= 2024-05-31` (that stops at midnight opening 31 May and misses the rest of the day).
+"""
+    return f"""# Filter expressions
+
+`GET /v1/records` and `GET /v1/facets` take `filter=<expression>` (URL-encoded). An expression compares
+fields of a record with literals and combines the comparisons:
+
+    expression := term (("and" | "or") term)*      -- "and" binds tighter than "or"
+    term       := "not" term | "(" expression ")" | "missing(" field ")" | field operator literal
+    operator   := "==" | "!=" | "<" | "<=" | ">" | ">=" | "~"
+    literal    := "text in double quotes" | a number | a date YYYY-MM-DD | a time YYYY-MM-DDTHH:MM
+
+Semantics:
+
+- `updated` is a time (minute precision, UTC). A date literal means its midnight (`2024-05-31` is
+  `2024-05-31T00:00`), so ranges of days are half-open: `updated >= <first day> and updated < <day after the
+  last>`.
+- `==` and `!=` compare text exactly, letter case included. `~` compares text ignoring letter case.
+- A comparison with a field the record lacks is false, `!=` included: use `missing(<field>) or <field> != ...`
+  to keep records without the field.
+- A malformed expression answers `400 {{"error": "bad_filter"}}`.
+{example}"""
 
 
 def request(world: World) -> str:
@@ -77,8 +129,9 @@ def request(world: World) -> str:
 
 Category: {world.category}
 Value field: {world.field_name}
-
-Every {world.noun} of the category in the latest catalogue, with its value, and a summary.
+{"".join(line + chr(10) for line in conditions(world))}
+Every {world.noun} of the category in the latest catalogue that meets the conditions above (if any), with its
+value, and a summary.
 """
 
 
@@ -129,6 +182,11 @@ def api_doc(world: World) -> str:
         f"items ordered by id. `page_size` is at most {PAGE_MAX}. Pass `next_cursor` back as `cursor` for the next",
         "page; the last page has `next_cursor: null`.",
     ]
+    if world.window:
+        sections += [
+            "",
+            f"`filter=<expression>` narrows the matches of a listing or facet query ({FILTER_DOC} gives the syntax).",
+        ]
     if world.resend or world.overlap_documented:
         sections += [
             "",
@@ -165,6 +223,19 @@ def api_doc(world: World) -> str:
             "batch included); 429 and 5xx answers do not count. Responses carry `X-Quota-Remaining`. Once the",
             'quota is spent, record reads answer `429 {"error": "quota_exhausted"}` (no Retry-After).',
         ]
+    if world.scope_level:
+        sections += ["", "## Sandbox fixtures", ""]
+        if world.scope_level < 3:
+            sections += [
+                "The listing also serves the sandbox's test fixtures. A record whose `source` is anything but exactly",
+                "`live` is a fixture: it is not part of the catalogue.",
+            ]
+        else:
+            sections += [
+                "The listing also serves the sandbox's test fixtures. A record's `feed` names the feed it came from;",
+                f"`{FEEDS}` gives each feed's environment. Records of a feed whose environment is not `live` are",
+                "fixtures: they are not part of the catalogue.",
+            ]
     sections += [
         "",
         "## Errors",

@@ -1,6 +1,7 @@
 """Naive baseline for the web-API kit: the obvious client.
 
-It starts the service, exchanges the key for a token once, lists the category page after page without
+It starts the service, exchanges the key for a token once, writes the request's conditions as a filter the way
+SQL reads (`updated <= <last day>`, `status == "x"`, `tier != "y"`), lists the category page after page without
 naming a snapshot (stopping at the first error), keeps every item the pages return, reads each record
 with its own request and reports every record whose read fails, whatever the error, without retrying.
 It stops the service when done.
@@ -53,7 +54,19 @@ def main() -> None:
         key = rt.read_text(root / "config" / "api_key.txt").strip()
         token = send(base, "POST", "/v1/auth/token", {"api_key": key})[1]["access_token"]
         items: list[dict[str, Any]] = []
-        params = {"category": category, "page_size": 100}
+        params: dict[str, Any] = {"category": category, "page_size": 100}
+        conditions = []
+        window = re.search(r"^Updated: from (\S+) through (\S+)", request, re.M)
+        if window:
+            conditions.append(f"updated >= {window.group(1)} and updated <= {window.group(2)}")
+        wanted = re.search(r"^Status: (\S+)", request, re.M)
+        if wanted:
+            conditions.append(f'status == "{wanted.group(1)}"')
+        tier = re.search(r"^Tier: any but (\S+)", request, re.M)
+        if tier:
+            conditions.append(f'tier != "{tier.group(1)}"')
+        if conditions:
+            params["filter"] = " and ".join(conditions)
         while True:
             status, page = send(base, "GET", "/v1/records?" + urllib.parse.urlencode(params), token=token)
             if status != 200:

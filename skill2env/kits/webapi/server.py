@@ -14,6 +14,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -53,6 +54,121 @@ def offset_of(cursor: str) -> int | None:
         return int(text[2:]) if text.startswith("o:") else None
     except (ValueError, UnicodeDecodeError):
         return None
+
+
+TOKEN = re.compile(
+    r'\s*(?:(?P<op>==|!=|<=|>=|<|>|~|\(|\))|(?P<text>"(?:[^"\\]|\\.)*")'
+    r"|(?P<time>\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2})?)|(?P<number>-?\d+(?:\.\d+)?)|(?P<word>[A-Za-z_][\w]*))"
+)
+Predicate = Any
+"""A compiled filter: a function from a record to bool."""
+
+
+class FilterError(ValueError):
+    pass
+
+
+def tokens(text: str) -> list[tuple[str, Any]]:
+    found, at = [], 0
+    while at < len(text):
+        if text[at:].strip() == "":
+            break
+        match = TOKEN.match(text, at)
+        if match is None:
+            raise FilterError(f"unexpected text at {at}: {text[at : at + 12]!r}")
+        kind = match.lastgroup or ""
+        value: Any = match.group(kind)
+        if kind == "text":
+            value = json.loads(value)
+        elif kind == "time":
+            value = value if "T" in value else value + "T00:00"
+        elif kind == "number":
+            value = float(value)
+        found.append((kind, value))
+        at = match.end()
+    return found
+
+
+def compile_filter(text: str) -> Predicate:
+    """The filter language of docs/filter_syntax.md: `and` over `or`, `not`, parentheses, `missing(f)`,
+    comparisons that are false on a missing field, `~` for equality ignoring case."""
+    items = tokens(text)
+    at = 0
+
+    def peek() -> tuple[str, Any]:
+        return items[at] if at < len(items) else ("end", None)
+
+    def take() -> tuple[str, Any]:
+        nonlocal at
+        item = peek()
+        at += 1
+        return item
+
+    def expression() -> Predicate:
+        parts = [conjunction()]
+        while peek() == ("word", "or"):
+            take()
+            parts.append(conjunction())
+        return lambda r: any(p(r) for p in parts)
+
+    def conjunction() -> Predicate:
+        parts = [term()]
+        while peek() == ("word", "and"):
+            take()
+            parts.append(term())
+        return lambda r: all(p(r) for p in parts)
+
+    def term() -> Predicate:
+        kind, value = take()
+        if (kind, value) == ("word", "not"):
+            inner = term()
+            return lambda r: not inner(r)
+        if (kind, value) == ("op", "("):
+            inner = expression()
+            if take() != ("op", ")"):
+                raise FilterError("missing )")
+            return inner
+        if kind == "word" and value == "missing" and peek() == ("op", "("):
+            take()
+            kind, name = take()
+            if kind != "word" or take() != ("op", ")"):
+                raise FilterError("missing(<field>) expected")
+            return lambda r: r.get(name) is None
+        if kind != "word":
+            raise FilterError(f"a field name expected, got {value!r}")
+        op_kind, op = take()
+        lit_kind, literal = take()
+        if op_kind != "op" or op in ("(", ")") or lit_kind not in ("text", "time", "number"):
+            raise FilterError(f"<field> <operator> <literal> expected after {value!r}")
+        return comparison(value, op, literal)
+
+    predicate = expression()
+    if at != len(items):
+        raise FilterError(f"unexpected {items[at][1]!r}")
+    return predicate
+
+
+def comparison(field: str, op: str, literal: Any) -> Predicate:
+    def check(record: dict[str, Any]) -> bool:
+        value = record.get(field)
+        if value is None:
+            return False
+        if op == "~":
+            return isinstance(value, str) and isinstance(literal, str) and value.lower() == literal.lower()
+        if isinstance(literal, float) != isinstance(value, int | float):
+            return False
+        return bool(
+            {
+                "==": value == literal,
+                "!=": value != literal,
+                "<": value < literal,
+                "<=": value <= literal,
+                ">": value > literal,
+                ">=": value >= literal,
+            }[op]
+        )
+
+    return check
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -155,24 +271,32 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(404, {"error": "unknown_snapshot", "detail": wanted})
         return None
 
-    def fault(self, key: str) -> bool:
-        """Answer the next planned failure of `key`, if any (True when answered)."""
+    def failure(self, key: str) -> tuple[int, float]:
+        """The planned failure of `key` for this attempt: (status, Retry-After), (0, 0) when none. A key
+        inside its Retry-After window is refused again without using up a planned failure."""
         state, now = self.state, time.monotonic()
         if state.blocked.get(key, 0.0) > now:
-            wait = state.blocked[key] - now
-            self.reply(429, {"error": "rate_limited"}, {"Retry-After": f"{wait:.2f}"})
-            return True
+            return 429, state.blocked[key] - now
         planned = state.faults.get(key)
         if not planned:
-            return False
+            return 0, 0.0
         status = planned.pop(0)
         if status == 429:
             pause = float(state.store["retry_after"])
             state.blocked[key] = now + pause
-            self.reply(429, {"error": "rate_limited"}, {"Retry-After": f"{pause:.2f}"})
-        else:
+            return 429, pause
+        return status, 0.0
+
+    def fault(self, *keys: str) -> bool:
+        """Answer the first planned failure among `keys` (each key uses up one), if any (True when answered)."""
+        failures = [self.failure(key) for key in keys]
+        status, wait = next((f for f in failures if f[0]), (0, 0.0))
+        if status == 429:
+            wait = max(w for s, w in failures if s == 429)
+            self.reply(429, {"error": "rate_limited"}, {"Retry-After": f"{wait:.2f}"})
+        elif status:
             self.reply(status, {"error": "upstream_unavailable", "detail": "upstream timeout, try again"})
-        return True
+        return bool(status)
 
     def meter(self) -> bool:
         state, quota = self.state, self.state.store["quota"]
@@ -186,10 +310,20 @@ class Handler(BaseHTTPRequestHandler):
         quota = self.state.store["quota"]
         return {"X-Quota-Remaining": str(quota - self.state.metered)} if quota else {}
 
-    def matching(self, records: dict[str, dict[str, Any]], query: dict[str, str]) -> list[dict[str, Any]]:
+    def matching(self, records: dict[str, dict[str, Any]], query: dict[str, str]) -> list[dict[str, Any]] | None:
+        """The records matching the query's fields and filter, by id (None, answered, on a bad filter)."""
         fields = ("category", "region", "status")
+        try:
+            predicate = compile_filter(query["filter"]) if query.get("filter") else None
+        except FilterError as error:
+            self.reply(400, {"error": "bad_filter", "detail": str(error)})
+            return None
         return sorted(
-            (r for r in records.values() if all(r[f] == query[f] for f in fields if f in query)),
+            (
+                r
+                for r in records.values()
+                if all(r[f] == query[f] for f in fields if f in query) and (predicate is None or predicate(r))
+            ),
             key=lambda r: r["id"],
         )
 
@@ -198,6 +332,8 @@ class Handler(BaseHTTPRequestHandler):
         if records is None:
             return
         found = self.matching(records, query)
+        if found is None:
+            return
         result: dict[str, dict[str, int]] = {"region": {}, "status": {}}
         for record in found:
             for name in result:
@@ -221,6 +357,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.fault(f"page:{query.get('category', '')}:{offset}"):
             return
         found = self.matching(records, query)
+        if found is None:
+            return
         total = len(found)
         cap = store["search_cap"]
         if cap and total > cap:
@@ -261,10 +399,7 @@ class Handler(BaseHTTPRequestHandler):
             if self.meter():
                 self.reply(400, {"error": "bad_batch", "detail": f"1 to {store['batch_max']} ids"})
             return
-        for record_id in ids:
-            if self.fault(f"record:{record_id}"):
-                return
-        if not self.meter():
+        if self.fault(*(f"record:{i}" for i in ids)) or not self.meter():
             return
         found = [records.get(str(i)) for i in ids]
         self.reply(

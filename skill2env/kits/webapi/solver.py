@@ -1,11 +1,13 @@
 """Reference solver for the web-API kit.
 
 It starts the local service, reads the limits from the API docs, exchanges the key for a token (and
-again whenever one expires), names the latest snapshot on every request, lists the category in
-slices narrow enough for the search cap (by region, then status), deduplicates the overlapping pages,
-reads the records in full batches (within the metered quota), retries 503s with exponential backoff
-and 429s after their Retry-After, reports the records that answer 404, writes the CSV and the
-summary, and stops the service.
+again whenever one expires), names the latest snapshot on every request, writes the request's
+conditions in the filter language as its reference defines it (half-open day ranges, `~` for any
+letter case, `missing(f) or f != x`), lists the category in slices narrow enough for the search cap
+(by region, then status), deduplicates the overlapping pages, reads the records in full batches
+(within the metered quota), retries 503s with exponential backoff and 429s after their Retry-After,
+reports the records that answer 404, drops the sandbox fixtures (by source, or by the feed's
+environment), writes the CSV and the summary, and stops the service.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from datetime import date, timedelta
 from typing import Any
 
 from skill2env.kits.runtime import rt  # kit-runtime
@@ -89,7 +92,7 @@ class Client:
                 time.sleep(float(headers.get("Retry-After") or pause) + 0.02)
             elif status >= 500:
                 time.sleep(pause)
-                pause = min(pause * 2, 0.2)
+                pause = min(pause * 2, 0.16)
             else:
                 return status, parsed
 
@@ -104,6 +107,23 @@ def limits(doc: str) -> dict[str, int]:
         "batch": number(r"\(1 to (\d+) ids\)", 1),
         "cap": number(r"serves at most (\d+) matches", 0),
     }
+
+
+def expression(request: str) -> str:
+    """The request's conditions in the filter language: half-open day ranges, `~` for any letter case,
+    `missing(f) or f != x` to keep records without the field."""
+    parts = []
+    window = re.search(r"^Updated: from (\S+) through (\S+)", request, re.M)
+    if window:
+        after = date.fromisoformat(window.group(2)) + timedelta(days=1)
+        parts += [f"updated >= {window.group(1)}", f"updated < {after.isoformat()}"]
+    status = re.search(r"^Status: (\S+)", request, re.M)
+    if status:
+        parts.append(f'status ~ "{status.group(1)}"')
+    tier = re.search(r"^Tier: any but (\S+)", request, re.M)
+    if tier:
+        parts.append(f'(missing(tier) or tier != "{tier.group(1)}")')
+    return " and ".join(parts)
 
 
 def listed(client: Client, snapshot: str, filters: dict[str, str], limit: dict[str, int]) -> list[dict[str, Any]]:
@@ -127,6 +147,13 @@ def listed(client: Client, snapshot: str, filters: dict[str, str], limit: dict[s
     return items
 
 
+def live(record: dict[str, Any], feeds: dict[str, str]) -> bool:
+    """A catalogue record, not a sandbox fixture (its source, or its feed's environment, says)."""
+    if "source" in record and record["source"] != "live":
+        return False
+    return "feed" not in record or feeds.get(record["feed"]) == "live"
+
+
 def main() -> None:
     root = rt.workspace()
     request = rt.read_text(root / "request.md")
@@ -140,7 +167,11 @@ def main() -> None:
         if status != 200:
             raise SystemExit(f"snapshot lookup failed: {status} {latest}")
         snapshot = latest["snapshot"]
-        ids = list(dict.fromkeys(item["id"] for item in listed(client, snapshot, {"category": category}, limit)))
+        filters = {"category": category}
+        condition = expression(request)
+        if condition:
+            filters["filter"] = condition
+        ids = list(dict.fromkeys(item["id"] for item in listed(client, snapshot, filters, limit)))
         records: dict[str, dict[str, Any]] = {}
         missing: list[str] = []
         for start_at in range(0, len(ids), limit["batch"]):
@@ -150,7 +181,9 @@ def main() -> None:
                 raise SystemExit(f"batch read failed: {status} {body}")
             records.update((r["id"], r) for r in body["records"])
             missing += body["missing"]
-        rows = [records[i] for i in ids if i in records]
+        feeds_file = root / "config" / "feeds.json"
+        feeds = json.loads(rt.read_text(feeds_file))["feeds"] if feeds_file.exists() else {}
+        rows = [records[i] for i in ids if i in records and live(records[i], feeds)]
         with rt.out("records.csv").open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle, lineterminator="\n")
             writer.writerow(["id", "title", "region", field])

@@ -101,6 +101,12 @@ class Record:
     status: str
     value: float
     updated: str
+    """When the record last changed: `YYYY-MM-DDTHH:MM` (UTC)."""
+    tier: str | None = None
+    """The publishing tier; records created before tiers existed have none (the field is absent)."""
+    live: bool = True
+    """False for a sandbox fixture that the listing serves beside the catalogue's records."""
+    feed: str = ""
 
 
 @dataclass
@@ -145,9 +151,33 @@ class World:
     """Pattern → the ids of the asked category whose rows its trap changes."""
     summary_level: int = 0
     """cross_deliverable_agreement's level: how much the summary breaks down."""
+    window: tuple[str, str] | None = None
+    """The request's condition on `updated`: first and last day, both included (None: no condition)."""
+    status_wanted: str = ""
+    """The request's status, in any letter case ('' : any status)."""
+    tier_excluded: str = ""
+    """The request excludes this tier; records without a tier count ('' : no tier condition)."""
+    scope_level: int = 0
+    """How a record shows it is a sandbox fixture: 1 `source: sandbox`, 2 `source: live-staging`, 3 only
+    through its feed's environment in config/feeds.json (0: no fixtures)."""
+    feeds: dict[str, str] = field(default_factory=dict)
+    """Feed id → environment (`live` or `staging`), at scope level 3."""
+
+    def listed(self) -> list[Record]:
+        """What the service lists for the request's category and conditions, by id (fixtures included)."""
+        return sorted((r for r in self.records if r.category == self.category and self.wanted(r)), key=lambda r: r.id)
 
     def asked(self) -> list[Record]:
-        return sorted((r for r in self.records if r.category == self.category), key=lambda r: r.id)
+        """The records the task asks for: the listed ones that belong to the catalogue."""
+        return [r for r in self.listed() if r.live]
+
+    def wanted(self, record: Record) -> bool:
+        """Whether a record meets the request's condition (beyond its category)."""
+        if self.window and not self.window[0] <= record.updated[:10] <= self.window[1]:
+            return False
+        if self.status_wanted and record.status.lower() != self.status_wanted:
+            return False
+        return not (self.tier_excluded and record.tier == self.tier_excluded)
 
     def others(self) -> list[Record]:
         return [r for r in self.records if r.category != self.category]
@@ -170,7 +200,7 @@ def generate(seed: int, salt: int) -> World:
     theme, noun, prefix, categories, regions, statuses, field_name, titles, span = rng.choice(THEMES)
     world = World(seed, rng, theme, noun, prefix, categories, regions, statuses, field_name, span,
                   rng.choice(categories))  # fmt: skip
-    numbers = rng.sample(range(10000, 99999), 110)
+    numbers = rng.sample(range(10000, 99999), 120)
     for n, number in enumerate(sorted(numbers)):
         category = world.category if n % 3 == 0 or rng.random() < 0.12 else rng.choice(categories)
         world.records.append(
@@ -179,9 +209,10 @@ def generate(seed: int, salt: int) -> World:
                 f"{rng.choice(titles)} {rng.choice('ABCDEFGHKLMNPRSTVW')}{rng.randint(1, 99)}",
                 category,
                 rng.choice(regions),
-                rng.choice(statuses),
+                statuses[0] if rng.random() < 0.7 else rng.choice(statuses[1:]),
                 world.value(),
-                f"2024-{rng.randint(1, 6):02d}-{rng.randint(1, 28):02d}",
+                f"2024-{rng.randint(1, 6):02d}-{rng.randint(1, 28):02d}"
+                f"T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}",
             )
         )
     asked = world.asked()
@@ -230,5 +261,4 @@ def top_region(world: World) -> str:
 
 def reads_needed(world: World) -> int:
     """Batch reads a careful client needs: every listed id once, in full batches."""
-    listed = len(world.asked())
-    return -(-listed // BATCH_MAX)
+    return -(-len(world.listed()) // BATCH_MAX)

@@ -37,6 +37,7 @@ UNBUILT = {
     "state_dependency",
     "resource_budget",
     "chunk_boundary_state",
+    "tool_dsl_expression",
 }
 
 

@@ -17,6 +17,7 @@ from skill2env.kits.configaudit import KIT as CONFIGAUDIT
 from skill2env.kits.gitforensics import KIT as GITFORENSICS
 from skill2env.kits.incident import KIT as INCIDENT
 from skill2env.kits.labdata import KIT as LABDATA
+from skill2env.kits.mediadesk import KIT as MEDIADESK
 from skill2env.kits.memory import KIT as MEMORY
 from skill2env.kits.research import KIT as RESEARCH
 from skill2env.kits.spec import KitError
@@ -37,6 +38,7 @@ KITS: dict[str, Kit] = {
         MEMORY,
         WEBAPI,
         LABDATA,
+        MEDIADESK,
     )
 }
 

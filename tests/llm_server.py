@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import socket
 import threading
@@ -43,6 +44,13 @@ class Scripted:
     """Seconds to wait before answering (a slow response)."""
     drop: bool = False
     """Close the connection without answering."""
+    stall_after: int | None = None
+    """Streamed: go silent for `stall_seconds` after this many chunks (a model that stalls)."""
+    stall_seconds: float = 0.0
+    stream_error: str | None = None
+    """Streamed: end the answer with this error event instead of its last chunks (a context overflow)."""
+    pace: float = 0.0
+    """Streamed: seconds between chunks (a slow model that keeps writing)."""
 
 
 def completion(
@@ -107,6 +115,47 @@ def slow(seconds: float, then: Scripted) -> Scripted:
 
 def drop() -> Scripted:
     return Scripted(drop=True)
+
+
+def stalling(then: Scripted, *, after: int, seconds: float) -> Scripted:
+    """Streamed, `then` goes silent for `seconds` after `after` chunks; whole, it is slow by as much."""
+    return dataclasses.replace(then, stall_after=after, stall_seconds=seconds)
+
+
+def failing_stream(then: Scripted, message: str, *, after: int) -> Scripted:
+    """Streamed, `then` stops after `after` chunks with an error event (as endpoints report a context overflow)."""
+    return dataclasses.replace(then, stall_after=after, stream_error=message)
+
+
+def paced(then: Scripted, seconds: float) -> Scripted:
+    """Streamed, `then` arrives one chunk every `seconds`."""
+    return dataclasses.replace(then, pace=seconds)
+
+
+def stream_chunks(body: bytes) -> list[dict[str, Any]]:
+    """A chat completion body as the chunks a streaming endpoint sends: a few characters each, usage last."""
+    data = json.loads(body)
+    choice, base = data["choices"][0], {"id": data["id"], "object": "chat.completion.chunk", "model": data["model"]}
+    message = choice["message"]
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    chunks = [chunk({"role": "assistant"})]
+    content = message.get("content") or ""
+    chunks += [chunk({"content": content[i : i + 4]}) for i in range(0, len(content), 4)]
+    if message.get("refusal"):
+        chunks.append(chunk({"refusal": message["refusal"]}))
+    for index, call in enumerate(message.get("tool_calls") or ()):
+        head = {"index": index, "id": call["id"], "type": "function",
+                "function": {"name": call["function"]["name"], "arguments": ""}}  # fmt: skip
+        chunks.append(chunk({"tool_calls": [head]}))
+        arguments = call["function"]["arguments"]
+        chunks += [chunk({"tool_calls": [{"index": index, "function": {"arguments": arguments[i : i + 8]}}]})
+                   for i in range(0, len(arguments), 8)]  # fmt: skip
+    chunks.append(chunk({}, choice["finish_reason"]))
+    chunks.append({**base, "choices": [], "usage": data["usage"]})
+    return chunks
 
 
 class ScriptedServer:
@@ -201,13 +250,19 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 return
             server._enter()
             try:
-                answer = server._next(json.loads(raw or b"{}"), {k.lower(): v for k, v in self.headers.items()})
+                request = json.loads(raw or b"{}")
+                answer = server._next(request, {k.lower(): v for k, v in self.headers.items()})
                 if answer.delay:
                     time.sleep(answer.delay)
                 if answer.drop:
                     self.close_connection = True
                     return
-                self._send(answer)
+                if request.get("stream") and answer.status == 200 and b'"choices"' in answer.body:
+                    self._send_stream(answer)
+                else:
+                    if answer.stall_seconds:
+                        time.sleep(answer.stall_seconds)
+                    self._send(answer)
             finally:
                 server._leave()
 
@@ -222,6 +277,35 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 self.flush_headers()
             except OSError:  # the client gave up (a timeout): nothing to answer
                 self.close_connection = True
+
+        def _send_stream(self, answer: Scripted) -> None:
+            """Server-sent events in HTTP/1.1 chunks, then `data: [DONE]`."""
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for index, event in enumerate(stream_chunks(answer.body)):
+                    if index == answer.stall_after:
+                        if answer.stream_error is not None:
+                            self._event({"error": {"message": answer.stream_error, "type": "server_error"}})
+                            break
+                        time.sleep(answer.stall_seconds)
+                    if answer.pace:
+                        time.sleep(answer.pace)
+                    self._event(event)
+                else:
+                    self._write_chunk(b"data: [DONE]\n\n")
+                self._write_chunk(b"")
+            except OSError:  # the client gave up (an idle timeout): nothing more to send
+                self.close_connection = True
+
+        def _event(self, event: dict[str, Any]) -> None:
+            self._write_chunk(b"data: " + json.dumps(event).encode() + b"\n\n")
+
+        def _write_chunk(self, data: bytes) -> None:
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
 
     return Handler
 

@@ -12,6 +12,7 @@ from skill2env.llm.errors import (
     ModelOutputInvalid,
     ModelRefused,
     ModelRequestRejected,
+    ModelStalled,
     ModelTruncated,
     ModelUnavailable,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "ModelOutputInvalid",
     "ModelRefused",
     "ModelRequestRejected",
+    "ModelStalled",
     "ModelTruncated",
     "ModelUnavailable",
     "Prompt",

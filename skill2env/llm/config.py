@@ -65,7 +65,11 @@ class RoleConfig(BaseModel):
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
     seed: int | None = None
     timeout_seconds: float = Field(120.0, gt=0)
-    """Per HTTP request."""
+    """Per HTTP request; with `stream`, how long the endpoint may stay silent (before or between chunks)."""
+    stream: bool = True
+    """Stream answers: a slow model that is still writing is not cut off; one that stalls is."""
+    max_answer_seconds: float = Field(1800.0, gt=0)
+    """With `stream`, the longest one answer may take however steadily it arrives."""
     max_concurrency: int = Field(8, ge=1)
     """Requests in flight at once for this role (sync threads and async tasks alike)."""
     max_attempts: int = Field(4, ge=1)

@@ -5,7 +5,7 @@
   request rejected as malformed, or a replay-only cache without the answer. Record it as an
   error, never as the model's failure.
 * output (`infrastructure` is False): the model answered, and the answer is unusable — invalid
-  after every repair round, a refusal, or cut off at the token ceiling.
+  after every repair round, a refusal, cut off at the token ceiling, or stalled after it started.
 """
 
 from __future__ import annotations
@@ -88,3 +88,13 @@ class ModelTruncated(ModelOutputError):
     def __init__(self, message: str, *, attempts: int = 0, partial: str = "") -> None:
         super().__init__(message, attempts=attempts)
         self.partial = partial
+
+
+class ModelStalled(ModelOutputError):
+    """The model started answering, then went silent past the idle timeout, ran past the answer's
+    time limit, or its endpoint ended the answer with an error; `partial` holds what came."""
+
+    def __init__(self, message: str, *, attempts: int = 0, partial: str = "", output_tokens: int = 0) -> None:
+        super().__init__(message, attempts=attempts)
+        self.partial = partial
+        self.output_tokens = output_tokens

@@ -13,7 +13,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
-from skill2env.llm.errors import ModelOutputInvalid, ModelRefused, ModelRequestRejected, ModelTruncated
+from skill2env.llm.errors import ModelOutputInvalid, ModelRefused, ModelRequestRejected, ModelStalled, ModelTruncated
 from skill2env.llm.structured import (
     DOWNGRADES,
     StructuredMode,
@@ -61,19 +61,44 @@ class ToolTurn:
 
 
 def answer(request: ChatRequest, limits: Limits) -> Flow[Reply]:
-    """One answer: a refusal raises; a truncated one is asked again with twice the room, up to the ceiling."""
+    """One answer: a refusal raises; a truncated one is asked again with twice the room, up to the ceiling.
+
+    A retry always changes the request: more room for an answer that was cut off while making
+    progress, a higher temperature (once) for one that loops or stalls, since asking the same model
+    the same question at the same temperature gets the same loop again."""
+    warmed = False
     while True:
-        reply = yield request
+        try:
+            reply = yield request
+        except ModelStalled:
+            if warmed:
+                raise
+            request, warmed = request.warmer(), True
+            continue
         if reply.refusal or reply.finish_reason == "content_filter":
             raise ModelRefused(f"the model refused: {(reply.refusal or reply.finish_reason or '')[:300]}")
         if reply.finish_reason != "length":
             return reply
-        if request.max_tokens >= limits.max_tokens_ceiling:
-            raise ModelTruncated(
-                f"the answer was cut off at {request.max_tokens} tokens (the ceiling; raise max_tokens_ceiling)",
-                partial=reply.content or "",
-            )
+        looping = repeats_itself(reply.content or "")
+        if looping and not warmed:
+            request, warmed = request.warmer(), True
+            continue
+        if request.max_tokens >= limits.max_tokens_ceiling or looping:
+            why = ("it repeats itself: the model is looping, and more room would not help" if looping else
+                   "the ceiling; raise max_tokens_ceiling if the answer needs more")  # fmt: skip
+            raise ModelTruncated(f"the answer was cut off at {request.max_tokens} tokens ({why})",
+                                 partial=reply.content or "")  # fmt: skip
         request = request.with_max_tokens(min(limits.max_tokens_ceiling, request.max_tokens * 2))
+
+
+def repeats_itself(text: str, *, tail: int = 600, least: int = 3) -> bool:
+    """Whether the end of `text` is one stretch (20-200 characters) written `least` times in a row."""
+    end = text[-tail:]
+    for width in range(20, min(200, len(end) // least) + 1):
+        piece = end[-width:]
+        if end.endswith(piece * least):
+            return True
+    return False
 
 
 def structured(

@@ -23,13 +23,24 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill2env.llm.cache import CacheEntry, CacheMode, ResponseCache
 from skill2env.llm.config import RoleConfig
 from skill2env.llm.connections import Connections, http_library
-from skill2env.llm.errors import ModelCacheMiss, ModelError, ModelRequestRejected, ModelUnavailable, scrub
+from skill2env.llm.errors import (
+    ModelCacheMiss,
+    ModelError,
+    ModelRequestRejected,
+    ModelStalled,
+    ModelUnavailable,
+    scrub,
+)
+from skill2env.llm.streaming import StreamedAnswer, streamed_body
 from skill2env.llm.wire import ChatRequest, Reply, ReplyDecodeError
+
+if TYPE_CHECKING:
+    import openai
 
 RETRY_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 REJECT_STATUS = frozenset({400, 413, 422})
@@ -59,7 +70,7 @@ class Tally:
 
     def add_round(self, request: ChatRequest, key: str, source: str, reply: Reply | None = None,
                   error: BaseException | None = None) -> None:  # fmt: skip
-        content = reply.content if reply is not None else None
+        content = reply.content if reply is not None else getattr(error, "partial", None)
         self.rounds.append(
             {
                 "round": len(self.rounds) + 1,
@@ -69,7 +80,7 @@ class Tally:
                 "temperature": request.temperature,
                 "finish_reason": reply.finish_reason if reply is not None else None,
                 "input_tokens": reply.input_tokens if reply is not None else 0,
-                "output_tokens": reply.output_tokens if reply is not None else 0,
+                "output_tokens": reply.output_tokens if reply is not None else getattr(error, "output_tokens", 0),
                 "content": content[:ROUND_CONTENT_CHARS] if content is not None else None,
                 "content_chars": len(content or ""),
                 "tool_calls": json.dumps(list(reply.tool_calls)) if reply is not None and reply.tool_calls else None,
@@ -108,7 +119,7 @@ class Transport:
             tally.endpoint_requests += 1
             try:
                 with self._slots:
-                    raw = client.post(COMPLETIONS_PATH, cast_to=http_library().Response, body=body).content
+                    raw = self._post(client, body, tally)
                 return self._store(request, key, raw, tally)
             except Exception as exc:
                 delay = self._failure(request, key, exc, attempt, tally)
@@ -127,12 +138,91 @@ class Transport:
             tally.endpoint_requests += 1
             try:
                 async with pools.client() as client:
-                    response = await client.post(COMPLETIONS_PATH, cast_to=http_library().Response, body=body)
-                return self._store(request, key, response.content, tally)
+                    raw = await self._apost(client, body, tally)
+                return self._store(request, key, raw, tally)
             except Exception as exc:
                 delay = self._failure(request, key, exc, attempt, tally)
             await asyncio.sleep(delay)
         raise AssertionError("unreachable: the last attempt raises")  # pragma: no cover
+
+    # -- one HTTP request, whole or streamed -----------------------------------------------------
+
+    def _post(self, client: openai.OpenAI, body: dict[str, Any], tally: Tally) -> bytes:
+        if not self.config.stream:
+            return bytes(client.post(COMPLETIONS_PATH, cast_to=http_library().Response, body=body).content)
+        import openai
+
+        answer, started = StreamedAnswer(), time.monotonic()
+        stream = client.post(COMPLETIONS_PATH, cast_to=object, body=streamed_body(body), stream=True,
+                             stream_cls=openai.Stream[object])  # fmt: skip
+        try:
+            for chunk in stream:
+                answer.add(chunk)
+                self._check_pace(answer, started)
+        except Exception as exc:
+            raise self._broken_stream(exc, answer, tally) from exc
+        finally:
+            stream.close()
+        return self._completion(answer)
+
+    async def _apost(self, client: openai.AsyncOpenAI, body: dict[str, Any], tally: Tally) -> bytes:
+        if not self.config.stream:
+            response = await client.post(COMPLETIONS_PATH, cast_to=http_library().Response, body=body)
+            return bytes(response.content)
+        import openai
+
+        answer, started = StreamedAnswer(), time.monotonic()
+        stream = await client.post(COMPLETIONS_PATH, cast_to=object, body=streamed_body(body), stream=True,
+                                   stream_cls=openai.AsyncStream[object])  # fmt: skip
+        try:
+            async for chunk in stream:
+                answer.add(chunk)
+                self._check_pace(answer, started)
+        except Exception as exc:
+            raise self._broken_stream(exc, answer, tally) from exc
+        finally:
+            await stream.close()
+        return self._completion(answer)
+
+    def _completion(self, answer: StreamedAnswer) -> bytes:
+        if answer.chunks == 0:
+            raise ReplyDecodeError(
+                "not a chat completion: the streamed answer held no chunks (an endpoint that does "
+                "not stream needs `stream = false`)"
+            )
+        return answer.completion()
+
+    def _check_pace(self, answer: StreamedAnswer, started: float) -> None:
+        if time.monotonic() - started > self.config.max_answer_seconds:
+            raise answer.stalled(f"was still writing at the answer's limit of {self.config.max_answer_seconds:g} s")
+
+    def _broken_stream(self, exc: Exception, answer: StreamedAnswer, tally: Tally) -> Exception:
+        """What a stream that ended badly is: the model's failure once it has produced tokens (counted
+        in the tally), else the same transport error a whole response would have raised."""
+        import openai
+
+        timed_out = isinstance(exc, http_library().TimeoutException | openai.APITimeoutError)
+        broken = isinstance(exc, http_library().TransportError | openai.APIConnectionError)
+        if isinstance(exc, ModelError):
+            stalled = exc
+        elif not answer.produced:
+            request = getattr(exc, "request", None)
+            if timed_out and not isinstance(exc, openai.APIError) and request is not None:
+                return openai.APITimeoutError(request=request)
+            if broken and not isinstance(exc, openai.APIError) and request is not None:
+                return openai.APIConnectionError(request=request)
+            return exc
+        elif timed_out:
+            stalled = answer.stalled(f"went silent for {self.config.timeout_seconds:g} s")
+        elif broken:
+            stalled = answer.stalled(f"was cut off by a broken connection ({exc})")
+        elif isinstance(exc, openai.APIError):
+            stalled = answer.stalled(f"was stopped by the endpoint ({_message(exc, self.config.api_key())})")
+        else:
+            return exc
+        if isinstance(stalled, ModelStalled):
+            tally.output_tokens += stalled.output_tokens
+        return stalled
 
     # -- shared steps ---------------------------------------------------------------------------
 
@@ -180,6 +270,8 @@ class Transport:
         if isinstance(exc, ModelError):
             raise exc
         host = self.config.endpoint_host
+        if isinstance(exc, ReplyDecodeError):
+            raise ModelUnavailable(f"{host}: {exc}", attempts=tally.attempts) from exc
         status = exc.status_code if isinstance(exc, openai.APIStatusError) else None
         message = _message(exc, self.config.api_key())
         if status in REJECT_STATUS:

@@ -69,6 +69,10 @@ class ChatRequest:
     def with_max_tokens(self, max_tokens: int) -> ChatRequest:
         return replace(self, max_tokens=max_tokens)
 
+    def warmer(self, step: float = 0.4, ceiling: float = 1.0) -> ChatRequest:
+        """This request at a higher temperature: a model stuck in a loop rarely repeats it warmer."""
+        return replace(self, temperature=min(ceiling, (self.temperature or 0.0) + step))
+
 
 class ReplyDecodeError(ValueError):
     """A response body that is not a chat completion."""

@@ -1,0 +1,118 @@
+"""Streamed answers: a slow model that keeps writing is not cut off, one that stalls after it started
+is the model's failure (tokens counted, partial kept) and is retried warmer, never as the same
+request; a looping answer is not blamed on the budget."""
+
+from __future__ import annotations
+
+import pytest
+from llm_fixtures import ClientFactory
+from llm_server import (
+    ScriptedServer,
+    failing_stream,
+    paced,
+    slow,
+    stalling,
+    text,
+    tool_calls,
+    truncated,
+)
+
+from skill2env.llm import ModelStalled, ModelTruncated, ModelUnavailable, Tool
+from skill2env.llm.flow import repeats_itself
+from skill2env.llm.ledger import Ledger
+
+ANSWER = "a steady answer that arrives in many small pieces, four characters at a time"
+
+
+def test_answers_are_streamed_and_assembled(server: ScriptedServer, make_client: ClientFactory) -> None:
+    server.script(text(ANSWER))
+    reply = make_client().complete("hi")
+    assert reply.content == ANSWER and reply.finish_reason == "stop"
+    assert server.requests[0]["stream"] is True
+    assert server.requests[0]["stream_options"] == {"include_usage": True}
+
+
+def test_tool_calls_arrive_in_pieces_and_are_put_together(server: ScriptedServer, make_client: ClientFactory) -> None:
+    server.script(tool_calls(("lookup", {"query": "a fairly long argument value", "limit": 3})))
+    lookup = Tool(
+        "lookup",
+        "Look something up.",
+        {"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}}},
+    )
+    turn = make_client().call_tools("find it", [lookup])
+    assert [(c.name, c.arguments) for c in turn.calls] == [("lookup", {"query": "a fairly long argument value",
+                                                                       "limit": 3})]  # fmt: skip
+
+
+def test_a_slow_model_that_keeps_writing_is_not_cut_off(server: ScriptedServer, make_client: ClientFactory) -> None:
+    # 20 chunks, 0.05 s apart: a second in all, five times the idle timeout, never silent that long.
+    server.script(paced(text(ANSWER), 0.05))
+    reply = make_client(timeout_seconds=0.25).complete("hi")
+    assert reply.content == ANSWER
+
+
+def test_a_stall_after_tokens_is_the_models_and_is_retried_warmer(
+    server: ScriptedServer, make_client: ClientFactory, ledger: Ledger
+) -> None:
+    server.script(stalling(text(ANSWER), after=4, seconds=1.0), text("second try"))
+    reply = make_client(timeout_seconds=0.2, temperature=0.0).complete("hi")
+
+    assert reply.content == "second try"
+    assert [r["temperature"] for r in server.requests] == [0.0, 0.4]  # the retry changed something
+    (row,) = ledger.rows()
+    assert row["status"] == "ok" and row["output_tokens"] > 0
+    first, second = ledger.round_rows()
+    assert first["error_class"] == "ModelStalled" and first["content"] == ANSWER[:12]
+    assert first["output_tokens"] == 3 and second["content"] == "second try"
+
+
+def test_a_model_that_stalls_again_fails_as_output_with_its_tokens(
+    server: ScriptedServer, make_client: ClientFactory, ledger: Ledger
+) -> None:
+    server.script(*[stalling(text(ANSWER), after=6, seconds=1.0)] * 2)
+    with pytest.raises(ModelStalled, match=r"went silent for 0\.2 s after 5 tokens") as stalled:
+        make_client(timeout_seconds=0.2).complete("hi")
+    assert stalled.value.partial == ANSWER[:20]
+    (row,) = ledger.rows()
+    assert (row["error_kind"], row["output_tokens"], row["endpoint_requests"]) == ("output", 10, 2)
+
+
+def test_an_endpoint_that_ends_the_answer_with_an_error_is_an_output_failure(
+    server: ScriptedServer, make_client: ClientFactory
+) -> None:
+    overflow = failing_stream(text(ANSWER), "the request exceeds the available context size", after=5)
+    server.script(overflow, overflow)
+    with pytest.raises(ModelStalled, match=r"stopped by the endpoint .*exceeds the available context size"):
+        make_client().complete("hi")
+
+
+def test_silence_before_the_first_token_is_still_an_infrastructure_timeout(
+    server: ScriptedServer, make_client: ClientFactory, ledger: Ledger
+) -> None:
+    server.script(slow(1.0, text("late")), slow(1.0, text("late")))
+    with pytest.raises(ModelUnavailable, match="timed out"):
+        make_client(timeout_seconds=0.2, max_attempts=2).complete("hi")
+    (row,) = ledger.rows()
+    assert (row["error_kind"], row["output_tokens"]) == ("infrastructure", 0)
+
+
+def test_a_looping_answer_is_retried_warmer_and_then_named_a_loop(
+    server: ScriptedServer, make_client: ClientFactory
+) -> None:
+    loop = "- challenge: find the total of the rows\n" * 30
+    server.script(truncated(loop), truncated(loop))
+    with pytest.raises(ModelTruncated, match="repeats itself: the model is looping, and more room would not help"):
+        make_client(temperature=0.0).complete("hi")
+    assert [r["temperature"] for r in server.requests] == [0.0, 0.4]
+    assert [r["max_tokens"] for r in server.requests] == [server.requests[0]["max_tokens"]] * 2
+
+
+def test_repetition_is_told_from_an_answer_that_is_merely_long() -> None:
+    assert repeats_itself("intro " + "the same twenty-odd chars " * 5)
+    assert not repeats_itself(" ".join(f"row {i} holds value {i * 7}" for i in range(100)))
+
+
+def test_an_endpoint_that_does_not_stream_can_be_told_so(server: ScriptedServer, make_client: ClientFactory) -> None:
+    server.script(text("whole"))
+    assert make_client(stream=False).complete("hi").content == "whole"
+    assert "stream" not in server.requests[0]

@@ -114,7 +114,9 @@ def main() -> None:
     process, base_url = start_server()
     try:
         with tempfile.TemporaryDirectory() as cache_dir:
-            config = RoleConfig(base_url=base_url, model="scripted-model", max_concurrency=args.concurrent)
+            # the instant server answers whole (no server-sent events): what is measured is the client's own cost
+            config = RoleConfig(base_url=base_url, model="scripted-model", max_concurrency=args.concurrent,
+                                stream=False)  # fmt: skip
 
             def client(mode: CacheMode) -> ModelClient:
                 return ModelClient("judge", config, cache=ResponseCache(Path(cache_dir), mode), ledger=Ledger())

@@ -17,44 +17,9 @@ from skill2env.kits.labdata.patterns import (
     REJECTED,
     TOOL_README,
 )
-from skill2env.kits.labdata.world import Export, FitTool, World, decimals
+from skill2env.kits.labdata.tools import lab_tools
+from skill2env.kits.labdata.world import Export, World, decimals
 from skill2env.kits.spec import Workspace
-
-TOOL_SOURCE = '''#!/usr/bin/env python3
-"""Fit a straight line (ordinary least squares) to dose-response readings.
-
-Usage: python3 tools/fit_response.py READINGS.csv [options]
-
-READINGS.csv holds one reading per row with the columns `dose` and `signal` (calibrated, in the
-study's units). The result is printed as JSON: slope, intercept and n (the readings fitted).
-"""
-
-import argparse
-import csv
-import json
-
-
-def main():
-    parser = argparse.ArgumentParser(description="Straight-line fit of signal against dose.")
-    parser.add_argument("readings", help="CSV with the columns dose and signal")
-    parser.add_argument("--BLANK_FLAG", action="store_true", help="BLANK_HELP")
-    parser.add_argument("--digits", type=int, default=DIGITS, help="decimals of the printed results (default DIGITS)")
-    args = parser.parse_args()
-    with open(args.readings, newline="") as handle:
-        points = [(float(row["dose"]), float(row["signal"])) for row in csv.DictReader(handle)]
-    if BLANK_TEST:
-        points = [(x, y) for x, y in points if x != 0]
-    n = len(points)
-    mx = sum(x for x, _ in points) / n
-    my = sum(y for _, y in points) / n
-    slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
-    intercept = my - slope * mx
-    print(json.dumps({"slope": round(slope, args.digits), "intercept": round(intercept, args.digits), "n": n}))
-
-
-if __name__ == "__main__":
-    main()
-'''
 
 
 def number(value: float, places: int) -> str:
@@ -77,6 +42,9 @@ def export_text(world: World, export: Export) -> str:
     signal = "signal" if export.unit_shown == "metadata" else f"signal [{export.unit}]"
     dose = f"dose [{export.dose_unit}]"
     if export.fmt == "txt":
+        if export.decimal_comma:
+            blank = blank.replace(".", ",")
+            rows = [(t, sample, d.replace(".", ","), v.replace(".", ",")) for t, sample, d, v in rows]
         head = [
             f"=== {world.theme.model} data export ===",
             f"Instrument ID     : {export.instrument}",
@@ -87,7 +55,8 @@ def export_text(world: World, export: Export) -> str:
             f"Dose unit         : {export.dose_unit}",
             f"Blank subtracted  : {'Yes' if export.blank_subtracted else 'No'}",
             f"Blank level       : {blank}",
-            "Firmware          : 3.4.1",
+            f"Firmware          : {'2.9.0' if export.decimal_comma else '3.4.1'}",
+            f"Decimal separator : {'comma' if export.decimal_comma else 'point'}",
             "",
             "[DATA]",
             "Time\tSample\tDose\tSignal",
@@ -219,42 +188,6 @@ def protocol(world: World) -> str:
     return "\n".join(lines)
 
 
-def tool_source(tool: FitTool) -> str:
-    if tool.skips_blanks:
-        flag, helptext, test = (
-            "keep-blanks",
-            "also fit the zero-dose (blank) readings; by default they are left "
-            "out, as for blank-subtracted standard curves",
-            "not args.keep_blanks",
-        )
-    else:
-        flag, helptext, test = "skip-blanks", "leave the zero-dose (blank) readings out of the fit", "args.skip_blanks"
-    return (TOOL_SOURCE.replace("BLANK_FLAG", flag).replace("BLANK_HELP", helptext).replace("BLANK_TEST", test)
-            .replace("DIGITS", str(tool.digits)))  # fmt: skip
-
-
-def tool_readme(tool: FitTool) -> str:
-    lines = [
-        "# Lab tools",
-        "",
-        "`fit_response.py` fits signal against dose by ordinary least squares and prints the slope, the intercept",
-        "and n as JSON:",
-        "",
-        "    python3 tools/fit_response.py readings.csv [options]",
-        "",
-        "`readings.csv` has the columns `dose` and `signal`, one calibrated reading per row.",
-        "",
-    ]
-    if not tool.documented:
-        return "\n".join([*lines, "Run it with `--help` for its options.", ""])
-    blanks = (
-        "By default it leaves the zero-dose (blank) readings out of the fit; `--keep-blanks` fits them too."
-        if tool.skips_blanks
-        else "It fits every reading it is given; `--skip-blanks` leaves the zero-dose readings out."
-    )
-    return "\n".join([*lines, blanks, f"It prints {tool.digits} decimals unless `--digits` says otherwise.", ""])
-
-
 def reference_step(world: World) -> list[str]:
     """The protocol's normalisation to the runs' reference standard (none when the runs carry none)."""
     if not world.reference_signal:
@@ -279,9 +212,8 @@ def render_world(world: World) -> Workspace:
     workspace.add_text(CALIBRATION_NOTES, calibration_notes(world))
     workspace.add_text(DECISIONS, decisions(world))
     workspace.add_text(REJECTED, rejected(world))
-    if world.tool is not None:
-        workspace.add_text(FIT_TOOL, tool_source(world.tool))
-        workspace.add_text(TOOL_README, tool_readme(world.tool))
+    for path, text in lab_tools(world).items():
+        workspace.add_text(path, text)
     for export in sorted(world.exports, key=lambda e: e.path):
         workspace.add_text(export.path, export_text(world, export))
     return workspace

@@ -13,7 +13,15 @@ import random
 from collections.abc import Callable
 from datetime import date, timedelta
 
-from skill2env.kits.labdata.world import Calibration, FitTool, Reading, World, base_calibration, decimals
+from skill2env.kits.labdata.world import (
+    Calibration,
+    FitTool,
+    ReaderTool,
+    Reading,
+    World,
+    base_calibration,
+    decimals,
+)
 from skill2env.kits.spec import Design
 
 Transformer = Callable[[World, int, random.Random, Design], None]
@@ -26,6 +34,7 @@ DECISIONS = "notebook/decisions.md"
 REJECTED = "qc/rejected_samples.txt"
 RUNS = "data/runs/"
 FIT_TOOL = "tools/fit_response.py"
+READER_TOOL = "tools/read_export.py"
 TOOL_README = "tools/README.md"
 
 
@@ -276,6 +285,23 @@ def wrong_default_in_skill_script(world: World, level: int, rng: random.Random, 
     }[level]
 
 
+def decisive_tool_flag(world: World, level: int, rng: random.Random, design: Design) -> None:
+    harmless = benign(world, "decisive_tool_flag", level, rng)
+    world.reader = ReaderTool(documented=level == 1)
+    vendor = [e for e in world.exports if e.fmt == "txt"]
+    if not harmless:
+        for export in rng.sample(vendor, {1: 1, 2: 2, 3: len(vendor)}[level]):
+            export.decimal_comma = True
+    design.plant("decisive_tool_flag", "tool.reader", "the lab's export reader has a decimal-comma flag",
+                 "--decimal-comma", READER_TOOL)  # fmt: skip
+    design.forms["decisive_tool_flag"] = {
+        1: "A vendor export of an older firmware writes decimal commas (its header says so); the lab's reader "
+        "takes them for thousands separators unless --decimal-comma is given (its README says so).",
+        2: "As level 1, two exports, the flag named only in the reader's --help.",
+        3: "As level 2, every vendor export of the series.",
+    }[level]
+
+
 TRANSFORMERS: dict[str, Transformer] = {
     "unit_convention_lock": unit_convention_lock,
     "retroactive_correction": retroactive_correction,
@@ -285,5 +311,6 @@ TRANSFORMERS: dict[str, Transformer] = {
     "prescribed_step_order": prescribed_step_order,
     "non_commuting_steps": non_commuting_steps,
     "wrong_default_in_skill_script": wrong_default_in_skill_script,
+    "decisive_tool_flag": decisive_tool_flag,
 }
 PATTERNS = tuple(TRANSFORMERS)

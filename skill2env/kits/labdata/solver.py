@@ -57,22 +57,27 @@ def parse_export(text: str) -> dict[str, Any]:
         head = [line for line in lines if line.startswith("#")]
         table = [line for line in lines if line.strip() and not line.startswith("#")]
     delimiter = "\t" if "\t" in table[0] else ","
+    comma = header_value(head, "decimal_separator").lower() == "comma"
+
+    def number(text: str) -> str:
+        return text.strip().replace(",", ".") if comma else text.strip()
+
     columns = [c.strip() for c in table[0].split(delimiter)]
     dose_col = next(i for i, c in enumerate(columns) if c.lower().startswith("dose"))
     signal_col = next(i for i, c in enumerate(columns) if c.lower().startswith("signal"))
     rows = []
     for line in table[1:]:
         cells = line.split(delimiter)
-        dose = cells[dose_col].strip()
+        dose = number(cells[dose_col])
         rows.append({"sample": cells[1].strip(), "dose": None if dose in ("", "-") else float(dose),
-                     "signal": float(cells[signal_col])})  # fmt: skip
+                     "signal": float(number(cells[signal_col]))})  # fmt: skip
     return {
         "instrument": header_value(head, "instrument", "instrument_id"),
         "day": header_value(head, "run_date"),
         "signal_unit": bracket(columns[signal_col]) or header_value(head, "signal_unit"),
         "dose_unit": bracket(columns[dose_col]) or header_value(head, "dose_unit"),
         "blank_subtracted": header_value(head, "blank_subtracted").lower() not in ("no", "false", "off"),
-        "blank": float(header_value(head, "blank_level") or 0),
+        "blank": float(number(header_value(head, "blank_level")) or 0),
         "rows": rows,
     }
 

@@ -103,6 +103,8 @@ class Export:
     blank: float = 0.0
     """The blank level in the export's unit."""
     operator: str = ""
+    decimal_comma: bool = False
+    """The vendor export of an older firmware: decimal commas in its numbers."""
 
     @property
     def path(self) -> str:
@@ -119,6 +121,14 @@ class FitTool:
     """Decimals the script prints by default (`--digits`)."""
     documented: bool = True
     """Whether `tools/README.md` states the defaults (else only the script's `--help` does)."""
+
+
+@dataclass
+class ReaderTool:
+    """The lab's export reader in `tools/`: by default it reads a comma in a number as a thousands separator."""
+
+    documented: bool = True
+    """Whether `tools/README.md` names `--decimal-comma` (else only the script's `--help` does)."""
 
 
 @dataclass
@@ -153,6 +163,7 @@ class World:
     """Patterns whose trap changes the analysis set's size."""
     levels: dict[str, int] = field(default_factory=dict)
     tool: FitTool | None = None
+    reader: ReaderTool | None = None
     reference_signal: float = 0.0
     """The reference standard's nominal signal (0: the runs carry no reference standard)."""
 

@@ -26,6 +26,7 @@ from skill2env.tasks.draft import TaskDraft
 
 SKILL = SkillRef(skill_id="s-lab", name="instrument-analysis", path="instrument-analysis")
 NEW_PATTERNS = {
+    "decisive_tool_flag",
     "wrong_default_in_skill_script",
     "prescribed_step_order",
     "unit_convention_lock",
@@ -48,7 +49,7 @@ def solved(draft: TaskDraft, root: Path) -> Path:
 
 def test_the_kit_is_registered_with_its_patterns() -> None:
     assert KITS["labdata"] is KIT
-    assert len(KIT.patterns) >= 8
+    assert len(KIT.patterns) >= 9
     assert set(KIT.patterns) >= NEW_PATTERNS
 
 

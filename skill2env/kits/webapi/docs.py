@@ -143,8 +143,8 @@ The catalogue of {world.theme} is served by a small HTTP service that runs on th
 * Start it with `python3 {SERVER} &`. It binds a free port on 127.0.0.1 and writes the port number to
   `service/run/port` once it listens (the file is removed when it stops). The base URL is
   `http://127.0.0.1:<port>`.
-* Stop it with `POST /v1/admin/shutdown` when you are done (it also stops by itself after a minute without
-  requests).
+* Stop it with `POST /v1/admin/shutdown` when you are done (it also stops by itself after ten minutes
+  without requests). A restart keeps what the key has used up.
 * `{STORE}` is the service's private store; clients use the API (`{API_DOC}`, `{OPENAPI}`).
 * `{KEY_FILE}` holds the API key of this workspace.
 """

@@ -5,7 +5,9 @@ It reads its private store (`service/store.bin`: zlib-compressed JSON), binds a 
 writes the port to `service/run/port`. It answers the documented API: token exchange, the latest
 snapshot, facets, paginated listing, single and batch record reads. Its behaviour (token lifetime,
 search cap, overlapping pages, quota, transient failures) comes from the store. It stops on
-`POST /v1/admin/shutdown`, after `IDLE_SECONDS` without a request, or after `LIFETIME_SECONDS`.
+`POST /v1/admin/shutdown`, after `IDLE_SECONDS` without a request, or after `LIFETIME_SECONDS`. What the
+key has used up (metered reads, planned failures, issued tokens) is kept in `service/run/usage.json`, so
+a restart does not hand out a fresh quota.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 HERE = Path(__file__).resolve().parent
-IDLE_SECONDS = 60.0
-LIFETIME_SECONDS = 600.0
+IDLE_SECONDS = 600.0
+LIFETIME_SECONDS = 7200.0
+USAGE = HERE / "run" / "usage.json"
 
 
 class State:
@@ -42,6 +45,15 @@ class State:
         self.metered = 0
         self.last = time.monotonic()
         self.lock = threading.Lock()
+        if USAGE.exists():
+            used = json.loads(USAGE.read_text())
+            self.faults, self.issued, self.metered = used["faults"], used["issued"], used["metered"]
+
+    def save(self) -> None:
+        used = {"faults": self.faults, "issued": self.issued, "metered": self.metered}
+        partial = USAGE.with_suffix(".tmp")
+        partial.write_text(json.dumps(used))
+        partial.replace(USAGE)
 
 
 def cursor_of(offset: int) -> str:
@@ -230,6 +242,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.single(path.rsplit("/", 1)[1], query)
             else:
                 self.reply(404, {"error": "not_found", "detail": f"no route {method} {path}"})
+            state.save()
 
     # -- auth -------------------------------------------------------------------------------------
 
@@ -423,11 +436,11 @@ def watchdog(server: HTTPServer, state: State, started: float) -> None:
 
 def main() -> None:
     store = json.loads(zlib.decompress((HERE / "store.bin").read_bytes()))
+    run = HERE / "run"
+    run.mkdir(exist_ok=True)
     state = State(store)
     Handler.state = state
     server = HTTPServer(("127.0.0.1", 0), Handler)
-    run = HERE / "run"
-    run.mkdir(exist_ok=True)
     partial = run / f"port.{os.getpid()}"
     partial.write_text(str(server.server_address[1]))
     partial.replace(run / "port")

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 import zlib
 from pathlib import Path
@@ -120,6 +121,47 @@ def test_two_services_pick_their_own_ports_and_stop_on_request() -> None:
             for process in processes:
                 if process.poll() is None:
                     process.kill()
+
+
+def _start(root: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port_file = root / "service" / "run" / "port"
+    port_file.unlink(missing_ok=True)
+    process = subprocess.Popen([sys.executable, str(root / "service" / "server.py")])
+    deadline = time.monotonic() + 10
+    while not (port_file.exists() and port_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return process, f"http://127.0.0.1:{port_file.read_text().strip()}"
+
+
+def _call(base: str, path: str, body: object, token: str = "") -> tuple[int, dict[str, str], object]:
+    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST")
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, dict(response.headers), json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), json.loads(error.read())
+
+
+def test_a_restarted_service_keeps_the_quota_the_key_has_used() -> None:
+    draft = build(3, {"resource_budget": 3})
+    world, _ = KIT.world(3, {"resource_budget": 3})
+    with tempfile.TemporaryDirectory() as tmp:
+        root = materialize(draft, Path(tmp))
+        remaining = []
+        for _ in range(2):
+            process, base = _start(root)
+            try:
+                token = _call(base, "/v1/auth/token", {"api_key": world.api_key})[2]["access_token"]  # type: ignore[index]
+                status, headers, _ = _call(base, "/v1/records/batch", {"ids": [world.asked()[0].id]}, token)
+                assert status == 200
+                remaining.append(int(headers["X-Quota-Remaining"]))
+                _call(base, "/v1/admin/shutdown", {})
+            finally:
+                process.wait(timeout=5)
+        assert remaining == [world.quota - 1, world.quota - 2]
 
 
 def _solved(draft: TaskDraft, root: Path) -> None:

@@ -8,8 +8,8 @@ exclusions the notebook binds later steps to, QC-rejected samples, exports whose
 subtracted, saturated readings the protocol discards before the calibration it is defined on, a
 reference standard to normalise each run to after calibrating, the lab's fitting script whose default
 leaves the zero-dose readings out, vendor exports with decimal commas the lab's reader takes for
-thousands separators without its flag) → the fitted slope and intercept with their units, the cleaned
-per-dose means and a short report.
+thousands separators without its flag, missing readings written as the instrument's code) → the
+fitted slope and intercept with their units, the cleaned per-dose means and a short report.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from skill2env.kits.labdata.patterns import (
     TOOL_README,
 )
 from skill2env.kits.labdata.tools import lab_tools
-from skill2env.kits.labdata.world import Export, World, decimals
+from skill2env.kits.labdata.world import MISSING_CODES, Export, World, decimals
 from skill2env.kits.spec import Workspace
 
 
@@ -92,6 +92,7 @@ def metadata(world: World) -> dict[str, object]:
             "signal_unit": exports[0].unit,
             "dose_unit": exports[0].dose_unit,
             "in_service": {"from": str(exports[0].day), "to": str(exports[-1].day)},
+            "missing_value_code": MISSING_CODES[exports[0].fmt],
         }
         if instrument in world.replaced:
             entry["replaces"] = world.replaced[instrument][0]
@@ -173,8 +174,9 @@ def protocol(world: World) -> str:
         "4. Blank: an export whose header says its blank was not subtracted gets the blank level it states "
         "subtracted from every reading before anything else.",
         *reference_step(world),
-        f"5. Analysis set: every reading of the series except what `{DECISIONS}` excludes and the samples rejected "
-        f"at QC (`{REJECTED}`). The same analysis set feeds every result.",
+        f"5. Analysis set: every reading of the series (a missing-value code of `{METADATA}` is no reading) "
+        f"except what `{DECISIONS}` excludes and the samples rejected at QC (`{REJECTED}`). The same analysis "
+        "set feeds every result.",
         f"6. Fit: ordinary least squares of calibrated signal against dose over the individual readings of the "
         f"analysis set, the zero-dose readings included (not over the means): slope in {theme.unit} per "
         f"{theme.dose_unit}, intercept in {theme.unit}."

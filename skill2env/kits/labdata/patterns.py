@@ -302,6 +302,26 @@ def decisive_tool_flag(world: World, level: int, rng: random.Random, design: Des
     }[level]
 
 
+def sentinel_missing_values(world: World, level: int, rng: random.Random, design: Design) -> None:
+    harmless = benign(world, "sentinel_missing_values", level, rng)
+    if not harmless:
+        world.changes_n.add("sentinel_missing_values")
+        formats = {1: ("csv", "tsv"), 2: ("txt",), 3: ("csv", "tsv", "txt")}[level]
+        exports = [e for e in world.exports if e.fmt in formats]
+        readings = [r for e in exports for r in world.readings_of(e.instrument, e.day)]
+        candidates = [r for r in readings if not r.reference and not excluded(world, r) and
+                      r.value < world.saturation * 0.8]  # fmt: skip
+        for reading in rng.sample(candidates, {1: 2, 2: 3, 3: 5}[level]):
+            reading.missing = True
+    design.plant("sentinel_missing_values", "metadata.missing", "each instrument writes a code for a missing reading",
+                 "missing_value_code", METADATA)  # fmt: skip
+    design.forms["sentinel_missing_values"] = {
+        1: "Missing readings are written as the instrument's code (-9999), named in the instrument metadata.",
+        2: "As level 1, the vendor export's code 65535 (which the saturation limit would also drop once calibrated).",
+        3: "Missing readings in every format, both codes.",
+    }[level]
+
+
 TRANSFORMERS: dict[str, Transformer] = {
     "unit_convention_lock": unit_convention_lock,
     "retroactive_correction": retroactive_correction,
@@ -312,5 +332,6 @@ TRANSFORMERS: dict[str, Transformer] = {
     "non_commuting_steps": non_commuting_steps,
     "wrong_default_in_skill_script": wrong_default_in_skill_script,
     "decisive_tool_flag": decisive_tool_flag,
+    "sentinel_missing_values": sentinel_missing_values,
 }
 PATTERNS = tuple(TRANSFORMERS)

@@ -153,11 +153,12 @@ def main() -> None:
     nominal = re.search(r"nominal signal of the reference standard is ([\d.]+)", protocol)
     metadata = json.loads(rt.read_text(rt.workspace() / "instruments.json"))
     units = {i["id"]: (i["signal_unit"], i["dose_unit"]) for i in metadata["instruments"]}
+    codes = {i["id"]: float(i["missing_value_code"]) for i in metadata["instruments"]}
     table = calibrations()
     spans, samples = exclusions()
     samples |= rejected_samples()
     points: list[tuple[float, float]] = []
-    left_out = {"notebook": 0, "qc": 0, "saturated": 0}
+    left_out = {"notebook": 0, "qc": 0, "saturated": 0, "missing": 0}
     for path in rt.files("data/runs/*"):
         export = parse_export(rt.read_text(path))
         instrument, day = export["instrument"], date.fromisoformat(export["day"])
@@ -173,7 +174,9 @@ def main() -> None:
             if row["sample"].upper().startswith("REF"):
                 continue
             value = calibrate(row, export, to_signal, cal)
-            if any(i == instrument and a <= day <= b for i, a, b in spans):
+            if row["signal"] == codes[instrument]:
+                left_out["missing"] += 1
+            elif any(i == instrument and a <= day <= b for i, a, b in spans):
                 left_out["notebook"] += 1
             elif row["sample"].upper() in samples:
                 left_out["qc"] += 1
@@ -205,7 +208,7 @@ def main() -> None:
                 "",
                 f"Left out: {left_out['notebook']} readings excluded by the notebook's decisions, "
                 f"{left_out['qc']} of samples excluded at QC or by decision, {left_out['saturated']} saturated "
-                "(above the limit once calibrated).",
+                f"(above the limit once calibrated), {left_out['missing']} missing (the instrument's code).",
                 "",
             ]
         ),

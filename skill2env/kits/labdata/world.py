@@ -50,6 +50,8 @@ THEMES = (
 DAYS = 5
 REPLICATES = "AB"
 FORMATS = {"1": "csv", "2": "tsv", "3": "txt"}
+MISSING_CODES = {"csv": -9999, "tsv": -9999, "txt": 65535}
+"""The code each export format writes for a reading it could not take (documented in the metadata)."""
 """Instrument number → export format (the third instrument writes the vendor's text export)."""
 OPERATORS = ("A. Lind", "M. Osei", "J. Ferreira", "K. Sato", "R. Novak")
 
@@ -84,6 +86,8 @@ class Reading:
     """The calibrated signal in the study's unit (before any normalisation to a reference standard)."""
     reference: bool = False
     """A reading of the run's reference standard, not of a sample."""
+    missing: bool = False
+    """No reading: the export writes its instrument's missing-value code."""
 
 
 @dataclass
@@ -184,6 +188,8 @@ class World:
     def shown(self, reading: Reading) -> float:
         """The signal its export writes: the calibration inverted, the blank added back, in its unit."""
         export = self.export_of(reading)
+        if reading.missing:
+            return float(MISSING_CODES[export.fmt])
         cal = self.calibration(reading.instrument, reading.day)
         raw = reading.value / cal.gain + cal.offset
         if not export.blank_subtracted:
@@ -287,7 +293,7 @@ def analyse(world: World) -> Analysis:
     factors = {(e.instrument, e.day): normalisation(world, e) for e in world.exports}
     for reading in world.readings:
         value = calibrated(world, reading)
-        if not reading.reference and in_analysis_set(world, reading, value):
+        if not reading.reference and not reading.missing and in_analysis_set(world, reading, value):
             dose = world.shown_dose(reading) * world.export_of(reading).dose_factor
             points.append((dose, value * factors[reading.instrument, reading.day]))
     slope, intercept = least_squares(points)

@@ -17,11 +17,13 @@ from skill2env.kits.spec import Workspace
 CATALOG = "catalog.csv"
 STYLE = "HOUSE_STYLE.md"
 TOOL = "tools/mediatool.py"
+AUDIO_TOOL = "tools/audiotool.py"
 TOOL_README = "tools/README.md"
 LEDGER = "published/ledger.csv"
 PENDING = "published/pending/"
 RETIRED = "published/RETIRED.md"
 TOOL_SOURCE = (Path(__file__).parent / "mediatool.py").read_text(encoding="utf-8")
+AUDIO_TOOL_SOURCE = (Path(__file__).parent / "audiotool.py").read_text(encoding="utf-8")
 
 
 def batch_dir(world: World) -> str:
@@ -76,11 +78,12 @@ def catalog(world: World, files: dict[str, bytes]) -> bytes:
 
 def batch_log(world: World) -> str:
     day = world.batch_day
-    lines = [f"{day} 02:00:01 INFO start: {len(world.clips)} clips -> {AUDIO_RATE} Hz mono s16le"]
+    batched = [clip for clip in world.clips if clip.in_batch]
+    lines = [f"{day} 02:00:01 INFO start: {len(batched)} clips -> {AUDIO_RATE} Hz mono s16le"]
     notes = dict(world.batch_notes)
-    for n, clip in enumerate(world.clips):
+    for n, clip in enumerate(batched):
         stamp = f"{day} 02:00:{n * 2 + 3:02d}"
-        out = f"out/{clip.id}.wav"
+        out = f"out/{clip.stem}.wav"
         if clip.batch == "empty":
             lines.append(f"{stamp} WARN {clip.id} resampler error (unsupported input layout); skipped")
         elif clip.batch == "short":
@@ -90,7 +93,7 @@ def batch_log(world: World) -> str:
         if clip.id in notes:
             lines.append(f"{stamp} WARN {clip.id} {notes[clip.id]}")
         lines.append(f"{stamp} INFO {clip.id} {clip.path} -> {out}")
-    lines.append(f"{day} 02:00:{len(world.clips) * 2 + 4:02d} INFO Done: {len(world.clips)} files processed")
+    lines.append(f"{day} 02:00:{len(batched) * 2 + 4:02d} INFO Done: {len(batched)} files processed")
     return "\n".join(lines) + "\n"
 
 
@@ -132,7 +135,8 @@ Neither gets a rendition.
 
 Delivered clips are WAV, {AUDIO_RATE} Hz, mono, 16-bit PCM, with the original's duration, named
 `output/audio/<id>.wav`. The nightly batch (`batch/<date>/`, see its `convert.log`) converts the clips
-in this format; its outputs may be reused where they are right.
+in this format, each to `out/<source file name>.wav`; its outputs may be reused where they are right. A
+clip the batch has no output for is converted with the house audio tool (`{AUDIO_TOOL}`, see `{TOOL_README}`).
 
 ## Sidecars
 
@@ -142,7 +146,12 @@ in this format; its outputs may be reused where they are right.
 
 
 def tool_readme() -> str:
-    return f"""# mediatool
+    return f"""# House tools
+
+- `{TOOL}`: photos (probe, renditions).
+- `{AUDIO_TOOL}`: clips (conversion to the house audio format).
+
+# mediatool
 
 The desk's house tool for photos (`{TOOL}`, Python 3 with Pillow). Import it or run it.
 
@@ -173,6 +182,19 @@ PNG).
 - Without `--auto-orient` the pixels are used as stored: the EXIF orientation is **not** applied, and the
   output carries no orientation tag, so a photo taken with the camera turned comes out on its side.
 - Truncated files are rendered with the missing part grey (the tool does not refuse them).
+
+# audiotool
+
+    python3 {AUDIO_TOOL} convert SRC DEST
+    python3 {AUDIO_TOOL} quick SRC DEST
+
+Both write DEST as {AUDIO_RATE} Hz mono 16-bit PCM (channels averaged); import the module to call
+`convert(src, dest)` or `quick(src, dest)`.
+
+- `convert` resamples by interpolation: any input rate, the duration kept. Slower.
+- `quick` keeps every n-th sample (or repeats each sample n times), n the whole-number ratio of the two
+  rates. Use it only when the input rate is a whole multiple or fraction of {AUDIO_RATE} Hz (8000, 16000,
+  32000, 48000 Hz); for any other rate it changes the clip's length. For every other input use `convert`.
 """
 
 
@@ -184,11 +206,15 @@ def render_world(world: World) -> Workspace:
         ws.add(path, data, "")
     for photo in world.photos:
         ws.add_text(f"sidecars/{photo.id}.xmp", sidecar_xmp(photo))
+    outputs: dict[str, bytes] = {}
     for clip in world.clips:
         ws.add(clip.path, clip_bytes(clip), "")
         record = {"recorded": f"{clip.recorded:%Y-%m-%dT%H:%M:%S}", "rating": clip.rating, "caption": clip.caption}
         ws.add_text(f"sidecars/{clip.id}.json", json.dumps(record, indent=2) + "\n")
-        ws.add(f"{batch_dir(world)}out/{clip.id}.wav", converted_bytes(clip), "")
+        if clip.in_batch:
+            outputs[f"{batch_dir(world)}out/{clip.stem}.wav"] = converted_bytes(clip)  # a later clip's overwrites
+    for path, data in outputs.items():
+        ws.add(path, data, "")
     ws.add_text(f"{batch_dir(world)}convert.log", batch_log(world))
     ws.add_text(LEDGER, r.csv_bytes(["number", "file", "published_on"], world.ledger).decode())
     for number in world.pending:
@@ -199,5 +225,6 @@ def render_world(world: World) -> Workspace:
         ws.add_text(RETIRED, "# Retired rendition numbers\n\nNever issue these again.\n\n" + "\n".join(lines) + "\n")
     ws.add_text(STYLE, style_guide(world))
     ws.add_text(TOOL, TOOL_SOURCE)
+    ws.add_text(AUDIO_TOOL, AUDIO_TOOL_SOURCE)
     ws.add_text(TOOL_README, tool_readme())
     return ws

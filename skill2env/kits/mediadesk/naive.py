@@ -2,8 +2,8 @@
 looked for at its catalog path, else by its file name anywhere in the library (the first match, or
 the first file starting with its name), probed with the tool (only `ERR` counts as corrupt), compared
 with earlier files for duplicates, and rendered with the tool at the default use's size without
-`--auto-orient`, numbered after the ledger's last number. The clips are the batch's outputs, copied
-as they are."""
+`--auto-orient`, numbered after the ledger's last number. The clips are the batch's outputs (by source
+file name), copied as they are; a clip the batch has no output for goes through the audio tool's `quick` converter."""
 
 from __future__ import annotations
 
@@ -19,12 +19,20 @@ import wave
 from skill2env.kits.runtime import rt  # kit-runtime
 
 
+def stem_of(path: str) -> str:
+    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
 def main() -> None:
     root = rt.workspace()
     spec = importlib.util.spec_from_file_location("mediatool", root / "tools" / "mediatool.py")
     assert spec is not None and spec.loader is not None
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
+    audio_spec = importlib.util.spec_from_file_location("audiotool", root / "tools" / "audiotool.py")
+    assert audio_spec is not None and audio_spec.loader is not None
+    audio_tool = importlib.util.module_from_spec(audio_spec)
+    audio_spec.loader.exec_module(audio_tool)
     catalog = list(csv.DictReader(io.StringIO(rt.read_text(root / "catalog.csv"))))
     style = rt.read_text(root / "HOUSE_STYLE.md")
     default = re.search(r"default use is\s+`(\w+)`", style)
@@ -69,10 +77,12 @@ def main() -> None:
     for entry in catalog:
         if entry["kind"] != "audio":
             continue
-        batch = next((p for p in rt.files("batch/*/out/*.wav") if p.stem == entry["id"]), None)
+        batch = next((p for p in rt.files("batch/*/out/*.wav") if p.stem == stem_of(entry["path"])), None)
         if batch is not None:
             shutil.copyfile(batch, rt.out(f"audio/{entry['id']}.wav"))
-            clips.append([entry["id"], f"{entry['id']}.wav"])
+        else:
+            audio_tool.quick(root / entry["path"], rt.out(f"audio/{entry['id']}.wav"))
+        clips.append([entry["id"], f"{entry['id']}.wav"])
         with wave.open(str(root / entry["path"]), "rb") as clip:
             duration = clip.getnframes() / clip.getframerate()
         side = json.loads(rt.read_text(root / "sidecars" / f"{entry['id']}.json"))

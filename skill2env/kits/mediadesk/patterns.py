@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from datetime import timedelta
 
-from skill2env.kits.mediadesk.world import Photo, World
+from skill2env.kits.mediadesk.world import CLIP_CAPTIONS, Clip, Photo, World
 from skill2env.kits.spec import Design
 
 Transformer = Callable[[World, int, random.Random, Design], None]
-BENIGN = {1: 0.75, 2: 0.4, 3: 0.0}
+BENIGN = {1: 0.8, 2: 0.55, 3: 0.0}
 STYLE = "HOUSE_STYLE.md"
 TOOL_README = "tools/README.md"
 MOVED = "library/_moved/2024-cleanup/"
@@ -171,6 +172,64 @@ def gapless_sequence_continuation(world: World, level: int, rng: random.Random, 
     }[level]
 
 
+def output_overwrite_hazard(world: World, level: int, rng: random.Random, design: Design) -> None:
+    pattern = "output_overwrite_hazard"
+    folders = ("broll", "interviews", "field")
+    batched = [clip for clip in world.clips if clip.in_batch]
+    victims = rng.sample(batched, {1: 1, 2: 1, 3: 2}[level]) if harmful(level, rng) else []
+    for n, victim in enumerate(victims or [rng.choice(batched)]):
+        stem = victim.stem if victims else f"{victim.stem}b"
+        while True:
+            frames = int(victim.rate * rng.uniform(0.6, 1.6))
+            if abs(frames / victim.rate - victim.duration) > 0.15:
+                break
+        number = len(world.clips)
+        clip = Clip(f"AU-{rng.randint(100, 999)}{number}", f"library/audio/{folders[n]}/{stem}.wav", victim.rate,
+                    rng.choice((1, 2)), frames, rng.choice((330, 550)), victim.recorded + timedelta(minutes=17 + n),
+                    rng.randint(1, 5), rng.choice(CLIP_CAPTIONS))  # fmt: skip
+        world.clips.append(clip)
+        if victims:
+            world.tag(pattern, victim.id)
+            if level >= 2:
+                world.clips.remove(clip)
+                world.clips.insert(world.clips.index(victim) + 1, clip)
+        design.plant(pattern, f"same-name.{clip.id}", "two clips share a file name in different folders", stem,
+                     "catalog.csv")  # fmt: skip
+    design.plant(pattern, "batch.names", "the batch names its outputs after the source file", "out/", STYLE)
+    design.forms[pattern] = {
+        1: "Two clips in different folders share a file name; the batch wrote both to the same output, the "
+        "later overwriting the earlier (its log shows both written there).",
+        2: "As level 1, the two clips listed next to each other.",
+        3: "Two clips were overwritten that way.",
+    }[level]
+
+
+def choose_between_documented_tools(world: World, level: int, rng: random.Random, design: Design) -> None:
+    pattern = "choose_between_documented_tools"
+    if harmful(level, rng):
+        rates = {1: [(22050, 1)], 2: [(11025, 2)], 3: [(22050, 2), (11025, 1)]}[level]
+    else:
+        rates = [(rng.choice((8000, 16000)), rng.choice((1, 2)))]
+    for rate, channels in rates:
+        number = len(world.clips)
+        clip = Clip(f"AU-{rng.randint(100, 999)}{number}", f"library/audio/late/take-{rng.randint(10, 99)}{number}.wav",
+                    rate, channels, int(rate * rng.uniform(0.6, 1.4)), rng.choice((220, 440, 660)),
+                    max(c.recorded for c in world.clips) + timedelta(hours=rng.randint(2, 30)), rng.randint(1, 5),
+                    rng.choice(CLIP_CAPTIONS), in_batch=False)  # fmt: skip
+        world.clips.append(clip)
+        if rate % 16000 and 16000 % rate:
+            world.tag(pattern, clip.id)
+        design.plant(pattern, f"late.{clip.id}", "a clip recorded after the nightly batch ran", clip.id, "catalog.csv")
+    design.plant(pattern, "tool.converters", "the audio tool's two converters and when each fits", "quick",
+                 TOOL_README)  # fmt: skip
+    design.forms[pattern] = {
+        1: "A clip recorded after the batch (22.05 kHz) must be converted by hand; the audio tool's `quick` "
+        "converter runs without error but is exact only for whole-ratio rates, `convert` fits.",
+        2: "As level 1, the late clip 11.025 kHz stereo.",
+        3: "Two late clips at rates `quick` cannot handle.",
+    }[level]
+
+
 TRANSFORMERS: dict[str, Transformer] = {
     "relocated_referenced_file": relocated_referenced_file,
     "skill_script_gotcha": skill_script_gotcha,
@@ -178,5 +237,7 @@ TRANSFORMERS: dict[str, Transformer] = {
     "documented_output_semantics": documented_output_semantics,
     "silent_partial_batch_failure": silent_partial_batch_failure,
     "gapless_sequence_continuation": gapless_sequence_continuation,
+    "choose_between_documented_tools": choose_between_documented_tools,
+    "output_overwrite_hazard": output_overwrite_hazard,
 }
 PATTERNS = tuple(TRANSFORMERS)

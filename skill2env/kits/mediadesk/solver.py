@@ -152,7 +152,8 @@ def main() -> None:
             continue
         source = (root / entry["path"]).read_bytes()
         rate, _, frames, _ = wav_info(source)
-        done = next((p.read_bytes() for p in batches if p.stem == entry["id"]), b"")
+        stem = entry["path"].rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        done = next((p.read_bytes() for p in batches if p.stem == stem), b"")
         clips.append(
             (entry["id"], f"{entry['id']}.wav", done if batch_output_fits(done, source) else converted(source))
         )

@@ -106,10 +106,17 @@ class Clip:
     caption: str
     batch: str = "ok"
     """How the nightly batch left its output: 'ok', 'empty', 'short' or 'rate' (copied unconverted)."""
+    in_batch: bool = True
+    """False for a clip recorded after the nightly batch ran (no output of it)."""
 
     @property
     def duration(self) -> float:
         return round(self.frames / self.rate, 3)
+
+    @property
+    def stem(self) -> str:
+        """The batch names its output after the source file's name."""
+        return self.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
 
 
 @dataclass

@@ -105,7 +105,8 @@ def test_a_rendition_on_its_side_a_short_clip_or_a_wrong_status_loses_credit() -
             upside_down = image.transpose(Image.Transpose.ROTATE_180)
         upside_down.save(path, format="JPEG")
         clip = sorted(world.tags["silent_partial_batch_failure"])[0]
-        batch = next((root / "batch").glob(f"*/out/{clip}.wav"))
+        stem = next(c.stem for c in world.clips if c.id == clip)
+        batch = next((root / "batch").glob(f"*/out/{stem}.wav"))
         (root / AUDIO / f"{clip}.wav").write_bytes(batch.read_bytes())
         rows = list(csv.DictReader(io.StringIO((root / REPORT).read_text())))
         broken = next(p.id for p in world.photos if p.state == "broken")

@@ -1005,6 +1005,8 @@ def _note_declarations(word: str, args: list[str], variables: _ShellVars) -> Non
 @functools.lru_cache(maxsize=8192)
 def _command_name(word: str) -> str | None:
     """Normalised command name of a token in command position, or None when it is not one."""
+    if (word[:1] in "\"'") != (word[-1:] in "\"'"):
+        return None  # the tail or head of a quoted string (`RED='\033[0;31m'` splits at its `;`)
     word = word.strip("\"'")
     if "/" in word:
         if not (word.startswith("/") or "/bin/" in word):

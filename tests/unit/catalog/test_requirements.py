@@ -264,6 +264,14 @@ def test_shell_script_files() -> None:
     assert _extract(script).cli_tools == ["bash", "ffmpeg"]
 
 
+def test_a_quoted_escape_sequence_is_not_a_command() -> None:
+    """`;` inside quotes splits nothing: `31m'` of `RED='\\033[0;31m'` is no program."""
+    code = 'RED=\'\\033[0;31m\'\nGREEN="\\033[0;32m"\necho -e "${RED}fail"\njq . x.json\n'
+    script = TextSource("scripts/audit.sh", code, "shell")
+    found = _extract(_md("# Audit"), script)
+    assert found.programs == ["jq"] and found.cli_tools == ["jq"]
+
+
 def test_shell_script_detected_by_shebang_or_extension_without_language() -> None:
     by_shebang = TextSource("bin/tool", "#!/bin/sh\ntesseract in.png out\n", None)
     by_extension = TextSource("x.zsh", "pandoc a.md -o a.pdf\n", None)

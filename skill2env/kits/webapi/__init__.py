@@ -36,6 +36,7 @@ TOLERANCE = 0.005
 ROW_PATTERNS = (
     "tool_dsl_expression",
     "scope_distractor",
+    "payload_size_limit_chunking",
     "state_dependency",
     "documented_input_limit",
     "chunk_boundary_state",

@@ -23,6 +23,7 @@ KEY_FILE = "config/api_key.txt"
 REQUEST = "request.md"
 FILTER_DOC = "docs/filter_syntax.md"
 FEEDS = "config/feeds.json"
+WATCHLIST = "config/watchlist.txt"
 SERVER_SOURCE = (Path(__file__).parent / "server.py").read_text(encoding="utf-8")
 
 
@@ -59,6 +60,8 @@ def store(world: World) -> dict[str, Any]:
         "page_max": PAGE_MAX,
         "batch_max": BATCH_MAX,
         "search_cap": world.search_cap,
+        "filter_max": world.filter_max,
+        "filter_max_said": world.filter_max_said,
         "cap_warning": world.cap_warning,
         "resend": world.resend,
         "quota": world.quota,
@@ -77,8 +80,10 @@ def render_world(world: World) -> Workspace:
     ws.add(STORE, zlib.compress(data.encode(), 9), data)
     ws.add_text(KEY_FILE, world.api_key + "\n")
     ws.add_text(REQUEST, request(world))
-    if world.window:
+    if world.window or world.watchlist:
         ws.add_text(FILTER_DOC, filter_doc(world))
+    if world.watchlist:
+        ws.add_text(WATCHLIST, "".join(i + "\n" for i in world.watchlist))
     if world.feeds:
         ws.add_text(FEEDS, json.dumps({"feeds": world.feeds}, indent=2) + "\n")
     return ws
@@ -92,6 +97,8 @@ def conditions(world: World) -> list[str]:
         lines.append(f"Status: {world.status_wanted} (in any letter case)")
     if world.tier_excluded:
         lines.append(f"Tier: any but {world.tier_excluded} (records without a tier count)")
+    if world.watchlist:
+        lines.append(f"Ids: only those in {WATCHLIST}")
     return lines
 
 
@@ -182,10 +189,15 @@ def api_doc(world: World) -> str:
         f"items ordered by id. `page_size` is at most {PAGE_MAX}. Pass `next_cursor` back as `cursor` for the next",
         "page; the last page has `next_cursor: null`.",
     ]
-    if world.window:
+    if world.window or world.watchlist:
         sections += [
             "",
             f"`filter=<expression>` narrows the matches of a listing or facet query ({FILTER_DOC} gives the syntax).",
+        ]
+    if world.filter_max:
+        sections += [
+            f"A filter may be at most {world.filter_max} bytes long once URL-encoded as a form value (spaces as `+`);",
+            'a longer one answers `413 {"error": "payload_too_large"}`.',
         ]
     if world.resend or world.overlap_documented:
         sections += [

@@ -65,6 +65,10 @@ def main() -> None:
         tier = re.search(r"^Tier: any but (\S+)", request, re.M)
         if tier:
             conditions.append(f'tier != "{tier.group(1)}"')
+        watch = re.search(r"^Ids: only those in (\S+)", request, re.M)
+        if watch:
+            ids = rt.read_text(root / watch.group(1)).split()
+            conditions.append("(" + " or ".join(f'id == "{i}"' for i in ids) + ")")
         if conditions:
             params["filter"] = " and ".join(conditions)
         while True:

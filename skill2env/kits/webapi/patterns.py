@@ -100,20 +100,42 @@ def scope_distractor(world: World, level: int, rng: random.Random, design: Desig
     }[level]
 
 
+def payload_size_limit_chunking(world: World, level: int, rng: random.Random, design: Design) -> None:
+    harmless = benign(rng, level)
+    listed = world.listed()
+    kept = {r.id for r in listed if r.id in world.gone or not r.live}
+    kept |= {r.id for r in rng.sample(listed, (len(listed) * 5) // 6)}
+    kept |= {r.id for r in rng.sample(world.others(), 8)}
+    world.watchlist = sorted(kept)
+    world.filter_max = 20000 if harmless else {1: 900, 2: 700, 3: 500}[level]
+    world.filter_max_said = level == 1
+    world.tags["tool_dsl_expression"] = world.tags.get("tool_dsl_expression", set()) & kept
+    if not harmless:
+        world.tag("payload_size_limit_chunking", *(r.id for r in world.asked()))
+    design.plant("payload_size_limit_chunking", "filter.limit", "a filter has a size limit", world.filter_max,
+                 API_DOC)  # fmt: skip
+    design.forms["payload_size_limit_chunking"] = {
+        1: "The request names a watchlist of ids too long for one filter: the 413 answer names the limit, and the "
+        "ids must be split into filters under it and the results merged.",
+        2: "As level 1, and the 413 answer gives no size: the limit is only in the API docs.",
+        3: "As level 2, with a lower limit counted after URL encoding.",
+    }[level]
+
+
 def state_dependency(world: World, level: int, rng: random.Random, design: Design) -> None:
     harmless = benign(rng, level)
     world.pinned = f"snp_2023{rng.randint(1, 12):02d}{rng.randint(10, 28)}"
     stale = {r.id: replace(r) for r in world.records}
-    pool = [stale[r.id] for r in world.others()] if harmless else [stale[r.id] for r in world.fresh(rng)]
+    pool = [stale[r.id] for r in world.others()] if harmless else [stale[r.id] for r in world.fresh(2)]
     for record in rng.sample(pool, 2):
         record.value = round(record.value * rng.choice((0.8, 0.9, 1.1, 1.25)), 2)
         if not harmless:
             world.tag("state_dependency", record.id)
     if level >= 2 and not harmless:
         world.token_uses = 6
-        world.tag("state_dependency", *(r.id for r in world.fresh(rng)[-3:]))
+        world.tag("state_dependency", *(r.id for r in world.fresh(3)[-3:]))
     if level == 3:
-        dropped = rng.choice(world.fresh(rng))
+        dropped = rng.choice(world.fresh())
         del stale[dropped.id]
         world.tag("state_dependency", dropped.id)
         number = int(max(r.id for r in world.records).split("-")[1]) + rng.randint(1, 50)
@@ -178,9 +200,7 @@ def transient_service_failure_retry(world: World, level: int, rng: random.Random
     plans = {1: [[503], [503]], 2: [[503, 503], [429], [429, 503]], 3: [[503, 503], [429], [429, 503]]}[level]
     if level == 3:
         plans.append([503] * STUBBORN)
-    pool = [r.id for r in world.others()] if harmless else [r.id for r in world.fresh(rng)]
-    if len(pool) < len(plans):  # the other traps claimed most rows: share them
-        pool = [r.id for r in world.asked() if r.id not in world.gone]
+    pool = [r.id for r in world.others()] if harmless else [r.id for r in world.fresh(len(plans))]
     chosen = rng.sample(pool, len(plans))
     for record_id, plan in zip(chosen, plans, strict=True):
         world.faults[f"record:{record_id}"] = list(plan)
@@ -232,6 +252,7 @@ def cross_deliverable_agreement(world: World, level: int, rng: random.Random, de
 TRANSFORMERS: dict[str, Transformer] = {
     "tool_dsl_expression": tool_dsl_expression,
     "scope_distractor": scope_distractor,
+    "payload_size_limit_chunking": payload_size_limit_chunking,
     "state_dependency": state_dependency,
     "documented_input_limit": documented_input_limit,
     "chunk_boundary_state": chunk_boundary_state,

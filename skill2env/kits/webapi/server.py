@@ -24,7 +24,7 @@ import zlib
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, quote_plus, urlparse
 
 HERE = Path(__file__).resolve().parent
 IDLE_SECONDS = 600.0
@@ -326,6 +326,13 @@ class Handler(BaseHTTPRequestHandler):
     def matching(self, records: dict[str, dict[str, Any]], query: dict[str, str]) -> list[dict[str, Any]] | None:
         """The records matching the query's fields and filter, by id (None, answered, on a bad filter)."""
         fields = ("category", "region", "status")
+        limit = self.state.store["filter_max"]
+        if limit and len(quote_plus(query.get("filter", ""))) > limit:
+            body: dict[str, Any] = {"error": "payload_too_large"}
+            if self.state.store["filter_max_said"]:
+                body["max_bytes"] = limit
+            self.reply(413, body)
+            return None
         try:
             predicate = compile_filter(query["filter"]) if query.get("filter") else None
         except FilterError as error:

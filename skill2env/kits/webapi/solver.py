@@ -106,6 +106,7 @@ def limits(doc: str) -> dict[str, int]:
         "page": number(r"`page_size` is at most (\d+)", 10),
         "batch": number(r"\(1 to (\d+) ids\)", 1),
         "cap": number(r"serves at most (\d+) matches", 0),
+        "filter": number(r"A filter may be at most (\d+) bytes", 0),
     }
 
 
@@ -124,6 +125,26 @@ def expression(request: str) -> str:
     if tier:
         parts.append(f'(missing(tier) or tier != "{tier.group(1)}")')
     return " and ".join(parts)
+
+
+def chunked(condition: str, request: str, most: int) -> list[str]:
+    """The request's filter, as several filters each under `most` URL-encoded bytes when a watchlist of ids
+    makes it too long (their results are merged)."""
+    watch = re.search(r"^Ids: only those in (\S+)", request, re.M)
+    if not watch:
+        return [condition]
+    ids = rt.read_text(rt.workspace() / watch.group(1)).split()
+
+    def compose(chunk: list[str]) -> str:
+        listed_ids = "(" + " or ".join(f'id == "{i}"' for i in chunk) + ")"
+        return f"{condition} and {listed_ids}" if condition else listed_ids
+
+    chunks: list[list[str]] = [[]]
+    for record_id in ids:
+        if chunks[-1] and most and len(urllib.parse.quote_plus(compose([*chunks[-1], record_id]))) > most:
+            chunks.append([])
+        chunks[-1].append(record_id)
+    return [compose(chunk) for chunk in chunks if chunk]
 
 
 def listed(client: Client, snapshot: str, filters: dict[str, str], limit: dict[str, int]) -> list[dict[str, Any]]:
@@ -167,11 +188,11 @@ def main() -> None:
         if status != 200:
             raise SystemExit(f"snapshot lookup failed: {status} {latest}")
         snapshot = latest["snapshot"]
-        filters = {"category": category}
-        condition = expression(request)
-        if condition:
-            filters["filter"] = condition
-        ids = list(dict.fromkeys(item["id"] for item in listed(client, snapshot, filters, limit)))
+        found: list[str] = []
+        for condition in chunked(expression(request), request, limit["filter"]):
+            filters = {"category": category, **({"filter": condition} if condition else {})}
+            found += [item["id"] for item in listed(client, snapshot, filters, limit)]
+        ids = list(dict.fromkeys(found))
         records: dict[str, dict[str, Any]] = {}
         missing: list[str] = []
         for start_at in range(0, len(ids), limit["batch"]):

@@ -162,6 +162,12 @@ class World:
     through its feed's environment in config/feeds.json (0: no fixtures)."""
     feeds: dict[str, str] = field(default_factory=dict)
     """Feed id → environment (`live` or `staging`), at scope level 3."""
+    watchlist: list[str] = field(default_factory=list)
+    """The ids the request is limited to ([] : no such limit)."""
+    filter_max: int = 0
+    """The most bytes a URL-encoded filter may have (0: no limit)."""
+    filter_max_said: bool = False
+    """True when the 413 answer names the limit."""
 
     def listed(self) -> list[Record]:
         """What the service lists for the request's category and conditions, by id (fixtures included)."""
@@ -177,6 +183,8 @@ class World:
             return False
         if self.status_wanted and record.status.lower() != self.status_wanted:
             return False
+        if self.watchlist and record.id not in self.watchlist:
+            return False
         return not (self.tier_excluded and record.tier == self.tier_excluded)
 
     def others(self) -> list[Record]:
@@ -185,10 +193,12 @@ class World:
     def tag(self, pattern: str, *ids: str) -> None:
         self.tags.setdefault(pattern, set()).update(ids)
 
-    def fresh(self, rng: random.Random) -> list[Record]:
-        """Records of the asked category no trap has claimed yet, gone ones aside."""
+    def fresh(self, least: int = 1) -> list[Record]:
+        """Records of the asked category no trap has claimed yet, gone ones aside; when fewer than `least`
+        are left (the other traps claimed most rows), every such record, claimed or not."""
         claimed = set().union(*self.tags.values()) if self.tags else set()
-        return [r for r in self.asked() if r.id not in self.gone and r.id not in claimed]
+        free = [r for r in self.asked() if r.id not in self.gone and r.id not in claimed]
+        return free if len(free) >= least else [r for r in self.asked() if r.id not in self.gone]
 
     def value(self) -> float:
         low, high = self.value_range

@@ -39,6 +39,7 @@ UNBUILT = {
     "resource_budget",
     "chunk_boundary_state",
     "tool_dsl_expression",
+    "payload_size_limit_chunking",
 }
 
 

@@ -2,9 +2,11 @@
 
 A media desk's library (JPEG and PNG photos with EXIF capture times, cameras and orientations, WAV
 clips, XMP and JSON sidecars), its catalog with content hashes, the log and outputs of a nightly audio
-batch, the ledger of published renditions, a house style guide and the house photo tool, with traps:
-a moved file beside look-alikes, photos stored turned, per-item sizes and formats, truncated files the
-tool calls `OK~`, a batch that failed quietly, sequence numbers issued outside the ledger → upright,
+batch, the ledger of published renditions, a house style guide and the house photo and audio tools,
+with traps: a moved file beside look-alikes, photos stored turned, per-item sizes and formats,
+truncated files the tool calls `OK~`, a batch that failed quietly, batch outputs overwritten by
+same-named clips, a late clip the quick converter mangles, sequence numbers issued outside the
+ledger → upright,
 sized, sequentially named renditions, house-format audio clips and a per-item report, whose files'
 properties (format, pixel size, which way up, sample rate, duration) the checks open and measure.
 """

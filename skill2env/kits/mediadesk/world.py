@@ -4,9 +4,10 @@ sidecars, the nightly audio batch that converted the clips, and the published re
 Each photo is an upright picture (a flat colour with a light marker block in its top-left third) that
 is stored as the camera wrote it: rotated by its EXIF orientation, in JPEG or PNG. The base world is
 clean apart from one undecodable file and one duplicate; the patterns add the traps (a moved file
-beside look-alikes, a rotated photo, per-item targets, truncated files, a batch that failed quietly,
-numbers already issued outside the ledger). `expected` computes every deliverable from these records
-(never from rendered text).
+beside look-alikes, a rotated photo, per-item targets, truncated files, a batch that failed quietly or
+overwrote an output, a late clip to convert by hand, numbers already issued outside the ledger).
+`status`, `target` and `renditions` compute every expected result from these records (never from
+rendered text).
 """
 
 from __future__ import annotations

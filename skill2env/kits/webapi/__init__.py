@@ -2,10 +2,12 @@
 
 A small HTTP service in the workspace (a standard-library script the solver starts on a free loopback
 port) serves a catalogue (job postings, product listings or weather stations) from a private store,
-documented in Markdown and an OpenAPI-style YAML, with traps: a pinned stale snapshot and short-lived
-tokens, a cap on search results, overlapping pages, transient 503s and 429s with Retry-After, a
-metered read quota, records listed but gone → a CSV of every record of one category and a JSON
-summary of its aggregates and the records that could not be read.
+documented in Markdown and an OpenAPI-style YAML, with traps: a filter language whose semantics differ
+from SQL's, a watchlist too long for one filter, sandbox fixtures listed beside the records, a pinned
+stale snapshot and short-lived tokens, a cap on search results, overlapping pages, transient 503s and
+429s with Retry-After, a metered read quota, records listed but gone → a CSV of every record of one
+category that meets the request and a JSON summary of its aggregates and the records that could not
+be read.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """Naive baseline for the web-API kit: the obvious client.
 
-It starts the service, exchanges the key for a token once, writes the request's conditions as a filter the way
-SQL reads (`updated <= <last day>`, `status == "x"`, `tier != "y"`), lists the category page after page without
-naming a snapshot (stopping at the first error), keeps every item the pages return, reads each record
-with its own request and reports every record whose read fails, whatever the error, without retrying.
-It stops the service when done.
+It starts the service, exchanges the key for a token once, writes the request's conditions as a filter
+the way SQL reads (`updated <= <last day>`, `status == "x"`, `tier != "y"`, every watchlist id in one
+filter), lists the category page after page without naming a snapshot (stopping at the first error),
+keeps every item the pages return, reads each record with its own request, reports every record whose
+read fails, whatever the error, without retrying, and keeps the sandbox fixtures. It stops the service
+when done.
 """
 
 from __future__ import annotations

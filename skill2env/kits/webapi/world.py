@@ -3,9 +3,11 @@
 A theme (job postings, product listings, weather stations) names the records; each record has an id,
 a title, a category, a region, a status and a value. The task asks for every record of one category.
 The base world serves them over a paginated, token-authenticated API with a record or two that is
-listed but gone (a permanent 404). The patterns add the service's behaviour: transient failures and
-rate limits, a cap on search results, a pinned stale snapshot and short-lived tokens, overlapping
-pages, a metered quota. `truth` computes every expected value from the world's records.
+listed but gone (a permanent 404). The patterns add conditions on the records (a time window, a
+status, a tier, a watchlist of ids) and sandbox fixtures, and the service's behaviour: transient
+failures and rate limits, a cap on search results, a pinned stale snapshot and short-lived tokens,
+overlapping pages, a metered quota, a size limit on filters. The functions under "the truth" compute
+every expected value from the world's records.
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ CUES: dict[Trait, TraitCues] = {
     ),
     Trait.MEDIA: TraitCues(
         words=("video", "audio", "image", "images", "thumbnail", "transcode", "podcast", "subtitle", "photo"),
-        extensions=("png", "jpg", "jpeg", "gif", "mp4", "mp3", "wav", "webp", "svg", "mov"),
+        extensions=("png", "jpg", "jpeg", "gif", "mp4", "mp3", "wav", "webp", "mov", "flac", "ogg", "tiff", "dcm"),
         dependencies=("pillow", "opencv-python", "moviepy", "pydub", "imageio", "ffmpeg-python", "librosa"),
         programs=("ffmpeg", "ffprobe", "imagemagick", "convert", "magick", "sox", "exiftool"),
     ),

@@ -163,6 +163,8 @@ class ScriptedServer:
 
     def __init__(self, respond: Callable[[dict[str, Any]], Scripted] | None = None, port: int = 0) -> None:
         self.respond = respond
+        self.listing: dict[str, Any] = {"object": "list", "data": [{"id": MODEL}]}
+        """What `GET /v1/models` answers (a test may add a context window)."""
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.in_flight = 0
@@ -238,7 +240,7 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
-                self._send(Scripted(body=json.dumps({"object": "list", "data": [{"id": MODEL}]}).encode()))
+                self._send(Scripted(body=json.dumps(server.listing).encode()))
             else:
                 self._send(status(404, "not found"))
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from skill2env.llm.cache import ResponseCache
 from skill2env.llm.config import CONFIG_FILE, ENV_PREFIX, LlmSettings, RoleConfig
+from skill2env.llm.context import ContextWindow
 from skill2env.llm.errors import ModelError, ModelNotConfigured, scrub
 from skill2env.llm.flow import Flow, Limits, ModeMemory, Structured, ToolTurn, answer, structured, tool_turn
 from skill2env.llm.ledger import CallContext, Ledger
@@ -63,6 +64,7 @@ class ModelClient:
         self.ledger = ledger if ledger is not None else Ledger()
         self.context = context or CallContext()
         self._transport = Transport(config, cache)
+        self._window = ContextWindow(config)
         initial = "json_schema" if config.structured_mode == "auto" else config.structured_mode
         self._memory = ModeMemory(initial, auto=config.structured_mode == "auto")
 
@@ -165,6 +167,10 @@ class ModelClient:
         rendered = Prompt.of(prompt)
         partition = options.pop("partition_key", None)
         max_tokens = options.pop("max_tokens", None) or self.config.max_tokens
+        specs = [tool.spec() for tool in tools]
+        ceiling = self._window.fit(self._transport.connections.sync(), rendered.messages, specs,
+                                   max(self.config.max_tokens_ceiling, max_tokens))  # fmt: skip
+        max_tokens = min(max_tokens, ceiling)
         temperature = options.pop("temperature", None)
         seed = options.pop("seed", None)
         request = ChatRequest(
@@ -174,12 +180,12 @@ class ModelClient:
             max_tokens_field=self.config.max_tokens_field,
             temperature=self.config.temperature if temperature is None else temperature,
             seed=self.config.seed if seed is None else seed,
-            tools=tuple(tool.spec() for tool in tools),
+            tools=tuple(specs),
             tool_choice=tool_choice,
             parallel_tool_calls=parallel,
             extra=options,
         )
-        limits = Limits(self.config.max_repairs, max(self.config.max_tokens_ceiling, max_tokens))
+        limits = Limits(self.config.max_repairs, ceiling)
         return rendered, request, limits, partition
 
     def _run(self, operation: str, prompt: Prompt, flow: Flow[T], partition: str | None) -> T:

@@ -63,6 +63,9 @@ class RoleConfig(BaseModel):
     max_tokens_ceiling: int = Field(8192, ge=1)
     """A truncated answer is asked again with twice the room, up to this many tokens."""
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
+    context_tokens: int | None = Field(None, ge=512)
+    """The model's context window. Unset: asked of the endpoint's `/models` once (vLLM's
+    `max_model_len`, llama.cpp's `n_ctx`); an answer's room never runs past it."""
     seed: int | None = None
     timeout_seconds: float = Field(120.0, gt=0)
     """Per HTTP request; with `stream`, how long the endpoint may stay silent (before or between chunks)."""

@@ -16,8 +16,11 @@ import re
 import shutil
 import sqlite3
 import stat
+import struct
 import subprocess
 import sys
+import time
+import zlib
 from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
@@ -38,6 +41,10 @@ SCRIPTS = {
     "sqlite-reporting": "sqlite_report.py",
     "markdown-docs-linkcheck": "check_links.py",
     "json-api-fixtures": "check_fixtures.py",
+    "lab-calibration": "calibrate.py",
+    "media-library-triage": "triage_media.py",
+    "project-memory": "update_memory.py",
+    "rest-api-export": "export_api.py",
 }
 NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 ALLOWED_FRONTMATTER = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
@@ -178,8 +185,10 @@ def test_script_hygiene(skill: str) -> None:
         for root in roots:
             optional = skill == "config-audit" and root == "yaml"  # optional, documented, imported lazily
             assert root in sys.stdlib_module_names or optional, f"{skill}: non-stdlib import {root}"
+            # the API exporter is an HTTP client by design; its samples run against a mock server on 127.0.0.1
+            http_client = skill == "rest-api-export" and ast.unparse(node) == "import urllib.request"
             assert root not in {"socket", "http", "urllib3", "ftplib", "smtplib"} and not (
-                root == "urllib" and "request" in ast.unparse(node)
+                root == "urllib" and "request" in ast.unparse(node) and not http_client
             ), f"{skill}: network import"
 
 
@@ -953,4 +962,349 @@ def test_fixtures_errors(tmp_path: Path) -> None:
     bad = write_json(tmp_path / "bad.json", {"fixtures": {"a.json": {"type": "integer", "minimum": 1}}})
     assert_missing_input(
         run("json-api-fixtures", "--contract", bad, "--fixtures", tmp_path / "fx"), "unsupported keyword(s) minimum"
+    )
+
+
+# ---------------------------------------------------------------- lab-calibration
+LAB = SKILLS_DIR / "lab-calibration" / "examples"
+LAB_INPUTS = [LAB / "plate_reader_1.csv", LAB / "plate_reader_2.tsv", "--calibration", LAB / "calibration.csv"]
+
+
+def test_lab_calibration_sample(tmp_path: Path) -> None:
+    out = tmp_path / "calibrated.csv"
+    summary = run_json(
+        "lab-calibration", *LAB_INPUTS, "--decisions", LAB / "decisions.csv", "--output", out, "--json", expect_rc=0
+    )
+    assert summary == {
+        "readings": 10,
+        "used": 8,
+        "skipped": [
+            {"reading": "plate_reader_1.csv:7 S06", "reason": "excluded 2024-03-16: air bubble in well C6"},
+            {"reading": "plate_reader_1.csv:8 S07", "reason": "no calibration for PR-1 on 2024-02-28"},
+        ],
+        "dose_unit": "uM",
+        "signal_unit": "mV",
+        "fit": {"n": 8, "slope": 2.51027, "intercept": 9.9637, "r2": 0.999888, "slope_stderr": 0.0108393},
+    }
+    with out.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["timestamp", "instrument", "sample_id", "dose (uM)", "signal (mV)"]
+    assert [(r[2], float(r[3]), float(r[4])) for r in rows[1:]] == [
+        ("S01", 0.0, 10.0),
+        ("S02", 2.0, 15.1),
+        ("S03", 4.0, 19.9),  # excluded, then reinstated by a later decision
+        ("S08", 5.0, 22.4),  # nM and V converted, PR-2 offset in V
+        ("S09", 12.0, 40.1),
+        ("S10", 1.0, 12.4),
+        ("S04", 6.0, 25.2),  # PR-1 recalibrated on 2024-03-15
+        ("S05", 8.0, 30.0),
+    ]
+
+
+def test_lab_calibration_units_and_text_output() -> None:
+    proc = run("lab-calibration", *LAB_INPUTS, "--decisions", LAB / "decisions.csv", "--dose-unit", "nM")
+    assert proc.returncode == 0, proc.stderr
+    assert "readings: 10  used: 8  skipped: 2" in proc.stdout
+    assert "signal (mV) = 0.00251027 * dose (nM) + 9.9637  (n=8, r2=0.999888" in proc.stdout
+    s = run_json("lab-calibration", *LAB_INPUTS, "--json", expect_rc=0)  # no decisions log: S06 stays in
+    assert s["used"] == 9 and s["fit"]["r2"] < 0.9
+    mod = load_script("lab-calibration")
+    assert mod.split_header("signal [V]") == ("signal", "V")
+    assert mod.split_header(" Dose (µM) ") == ("dose", "µM")
+    assert mod.convert(5000, "nM", "uM") == pytest.approx(5.0)
+    with pytest.raises(mod.InputError):
+        mod.convert(1, "mV", "uM")
+    fit = mod.fit_line([0.0, 1.0, 2.0, 3.0], [1.0, 3.0, 5.0, 7.0])
+    assert fit is not None and fit["slope"] == pytest.approx(2.0) and fit["intercept"] == pytest.approx(1.0)
+    assert fit["r2"] == pytest.approx(1.0) and mod.fit_line([1.0, 1.0], [2.0, 3.0]) is None
+
+
+def test_lab_calibration_decision_order_and_overlaps(tmp_path: Path) -> None:
+    decisions = tmp_path / "decisions.csv"
+    decisions.write_text(
+        "date,action,sample_id,reason\n2024-03-18,reinstate,S06,checked\n2024-03-16,exclude,S06,bubble\n"
+        "2024-03-16,exclude,S01,blank well\n",
+        encoding="utf-8",
+    )
+    cal = tmp_path / "cal.csv"
+    cal.write_text(
+        (LAB / "calibration.csv").read_text(encoding="utf-8") + "PR-2,2024-03-10,2024-03-20,0,1,V\n", encoding="utf-8"
+    )
+    s = run_json(
+        "lab-calibration", LAB / "plate_reader_1.csv", LAB / "plate_reader_2.tsv", "--calibration", cal,
+        "--decisions", decisions, "--json", expect_rc=0,
+    )  # fmt: skip
+    reasons = {item["reading"]: item["reason"] for item in s["skipped"]}
+    assert reasons["plate_reader_1.csv:2 S01"] == "excluded 2024-03-16: blank well"
+    assert "plate_reader_1.csv:7 S06" not in reasons  # the later reinstatement wins, whatever the file order
+    assert reasons["plate_reader_2.tsv:3 S08"] == "2 overlapping calibrations for PR-2 on 2024-03-13"
+    assert s["used"] == 5
+
+
+def test_lab_calibration_errors(tmp_path: Path) -> None:
+    cal = ["--calibration", LAB / "calibration.csv"]
+    assert_missing_input(run("lab-calibration", tmp_path / "nope.csv", *cal), "readings file not found", "nope.csv")
+    assert_missing_input(
+        run("lab-calibration", LAB / "plate_reader_1.csv", "--calibration", tmp_path / "c.csv"),
+        "calibration table not found",
+    )
+    assert_missing_input(
+        run("lab-calibration", LAB / "plate_reader_1.csv", *cal, "--decisions", tmp_path / "d.csv"),
+        "decisions log not found",
+    )
+    bare = tmp_path / "bare.csv"
+    bare.write_text("timestamp,instrument,sample_id,dose,signal (mV)\n2024-03-12,PR-1,S1,1,2\n", encoding="utf-8")
+    assert_missing_input(run("lab-calibration", bare, *cal), "column 'dose' has no unit in its header")
+    assert_missing_input(run("lab-calibration", LAB / "plate_reader_1.csv", *cal, "--dose-unit", "ppm"), "ppm")
+    single = tmp_path / "single.csv"
+    single.write_text(
+        "timestamp,instrument,sample_id,dose (uM),signal (mV)\n2024-03-12,PR-1,S1,1,2\n", encoding="utf-8"
+    )
+    proc = run("lab-calibration", single, *cal)
+    assert proc.returncode == 1 and "no fit" in proc.stderr
+
+
+# ---------------------------------------------------------------- media-library-triage
+MEDIA = SKILLS_DIR / "media-library-triage" / "assets"
+
+
+def test_media_triage_sample(tmp_path: Path) -> None:
+    report_path = tmp_path / "report.json"
+    proc = run("media-library-triage", MEDIA / "inbox", "--report", report_path)
+    assert proc.returncode == 1, proc.stderr
+    assert "8 files: 4 ok, 1 duplicate, 2 corrupt, 1 unsupported" in proc.stdout
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    assert report["summary"] == {"ok": 4, "duplicate": 1, "corrupt": 2, "unsupported": 1}
+    files = {f["path"]: f for f in report["files"]}
+    assert [(p, f["status"], f.get("proposed_name")) for p, f in files.items()] == [
+        ("IMG_20240501_101500.png", "ok", "20240501_101500_photo.png"),
+        ("beach.png", "ok", "20240502_093000_photo.png"),
+        ("broken.png", "corrupt", None),
+        ("clip_0042.wav", "ok", "undated/clip_0042.wav"),
+        ("interview.wav", "ok", "20240503_140000_audio.wav"),
+        ("notes.txt", "unsupported", None),
+        ("old/beach copy.png", "duplicate", None),
+        ("voice memo.wav", "corrupt", None),
+    ]
+    assert (files["beach.png"]["width"], files["beach.png"]["height"], files["beach.png"]["date_source"]) == (
+        8,
+        6,
+        "png tIME",
+    )
+    assert files["IMG_20240501_101500.png"]["date_source"] == "file name"
+    assert files["old/beach copy.png"]["duplicate_of"] == "beach.png"
+    assert files["broken.png"]["problem"] == "chunk IDAT truncated at byte 52"
+    assert files["voice memo.wav"]["problem"] == "data chunk declares 2000 bytes, 1300 present (file truncated)"
+    interview, clip = files["interview.wav"], files["clip_0042.wav"]
+    assert (interview["channels"], interview["sample_rate"], interview["duration_s"]) == (1, 8000, 0.25)
+    assert (interview["captured"], interview["date_source"]) == ("2024-05-03T14:00:00", "wav ICRD")
+    assert (clip["channels"], clip["duration_s"], "captured" in clip) == (2, 0.5, False)
+    assert files["beach.png"]["sha256"] == files["old/beach copy.png"]["sha256"]
+
+
+def test_media_triage_samples_rebuild_byte_for_byte(tmp_path: Path) -> None:
+    shutil.copy(MEDIA / "make_samples.py", tmp_path / "make_samples.py")
+    proc = subprocess.run(
+        [sys.executable, "-B", str(tmp_path / "make_samples.py")], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    rebuilt = sorted(p.relative_to(tmp_path / "inbox").as_posix() for p in (tmp_path / "inbox").rglob("*"))
+    shipped = sorted(p.relative_to(MEDIA / "inbox").as_posix() for p in (MEDIA / "inbox").rglob("*"))
+    assert rebuilt == shipped
+    for rel in shipped:
+        if (MEDIA / "inbox" / rel).is_file():
+            assert (tmp_path / "inbox" / rel).read_bytes() == (MEDIA / "inbox" / rel).read_bytes(), rel
+
+
+def png_bytes(width: int, height: int, seed: int) -> bytes:
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    rows = b"".join(b"\x00" + bytes((seed + x) % 256 for x in range(width * 3)) for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def test_media_triage_jpeg_same_second_and_disguised(tmp_path: Path) -> None:
+    sof = b"\xff\xc0" + struct.pack(">HBHHB", 11, 8, 480, 640, 1) + b"\x01\x11\x00"
+    jpeg = b"\xff\xd8" + b"\xff\xe0" + struct.pack(">H", 4) + b"JF" + sof + b"\xff\xd9"
+    (tmp_path / "2024-05-01 10.15.00.png").write_bytes(png_bytes(2, 2, 1))
+    (tmp_path / "IMG_20240501_101500.png").write_bytes(png_bytes(3, 1, 9))
+    (tmp_path / "PXL_20240601_080000.png").write_bytes(jpeg)  # a JPEG with the wrong extension
+    (tmp_path / "cut.jpg").write_bytes(jpeg[:-2])
+    good = png_bytes(2, 2, 5)
+    (tmp_path / "bad-crc.png").write_bytes(good[:16] + b"\x01" + good[17:])  # width changed, CRC not
+    report = run_json("media-library-triage", tmp_path, expect_rc=1)
+    files = {f["path"]: f for f in report["files"]}
+    assert files["2024-05-01 10.15.00.png"]["proposed_name"] == "20240501_101500_photo.png"
+    assert files["IMG_20240501_101500.png"]["proposed_name"] == "20240501_101500_photo_2.png"
+    disguised = files["PXL_20240601_080000.png"]
+    assert (disguised["type"], disguised["width"], disguised["height"]) == ("jpeg", 640, 480)
+    assert disguised["proposed_name"] == "20240601_080000_photo.jpg"
+    assert files["cut.jpg"]["problem"] == "no end-of-image marker (file truncated)"
+    assert files["bad-crc.png"]["problem"] == "chunk IHDR fails its CRC"
+
+
+def test_media_triage_errors(tmp_path: Path) -> None:
+    assert_missing_input(run("media-library-triage", tmp_path / "missing"), "media folder not found", "missing")
+    report = run_json("media-library-triage", tmp_path, expect_rc=0)  # an empty folder is not an error
+    assert report["files"] == [] and report["summary"]["ok"] == 0
+
+
+# ---------------------------------------------------------------- project-memory
+MEM = SKILLS_DIR / "project-memory"
+MEM_ARGS = ["--journal", MEM / "examples" / "journal", "--template", MEM / "assets" / "MEMORY.template.md"]
+
+
+def test_project_memory_sample(tmp_path: Path) -> None:
+    rebuilt = tmp_path / "MEMORY.md"
+    s = run_json(
+        "project-memory", *MEM_ARGS, "--memory", MEM / "examples" / "MEMORY.md", "--output", rebuilt, "--json",
+        expect_rc=1,
+    )  # fmt: skip
+    assert s["sessions"] == ["2024-05-06", "2024-05-08", "2024-05-08-2", "2024-05-13"]
+    assert (s["decisions"], s["superseded"]) == (3, ["database (2024-05-06)"])
+    assert s["reassigned"] == ["action A1", "action A3", "owner docs", "owner importer"]
+    assert (s["open_actions"], s["closed_actions"]) == (["A3", "A5"], ["A1", "A2", "A4"])
+    assert s["warnings"] == ["2024-05-13.md:7: done of unknown action A9"]
+    stale = {(x["section"], x["key"]): (x["memory"], x["journal"]) for x in s["stale"]}
+    assert len(stale) == 9
+    assert stale[("decision", "database")] == (
+        "SQLite for the prototype; revisit at 1M rows",
+        "Postgres from the start; the SQLite prototype cannot do concurrent writes",
+    )
+    assert stale[("owner", "importer")] == ("sam", "priya")
+    assert stale[("owner", "docs")] == ("lee", "sam")
+    assert stale[("open", "A3")] == ("[lee] Draft the onboarding guide", "[sam] Draft the onboarding guide")
+    assert stale[("closed", "A2")] == (None, "[priya] Set up the staging environment")
+    assert ("decision", "api-style") not in stale  # repeated, not superseded
+    text = rebuilt.read_text(encoding="utf-8")
+    assert "Rebuilt from the session journal up to session 2024-05-13." in text
+    for line in (
+        "- **api-style**: REST with cursor pagination (session 2024-05-06)",
+        "- **database**: Postgres from the start; the SQLite prototype cannot do concurrent writes "
+        "(session 2024-05-08; replaces 2024-05-06)",
+        "- **importer**: priya (session 2024-05-08; replaces 2024-05-06)",
+        "- **A3** [sam]: Draft the onboarding guide (session opened 2024-05-06; reassigned 2024-05-13)",
+        "- **A5** [priya]: Add BOM handling to the importer (session opened 2024-05-08-2)",
+        "- **A1** [priya]: Write the CSV importer for the customer table (session closed 2024-05-08-2; "
+        "reassigned 2024-05-08)",
+        "- **A4** [sam]: Benchmark the Postgres bulk COPY path - COPY is 40x faster than row inserts "
+        "(session closed 2024-05-13)",
+        "- decision **database**: SQLite for the prototype; revisit at 1M rows (session 2024-05-06; superseded)",
+    ):
+        assert line in text.splitlines(), line
+    assert all("(session " in line for line in text.splitlines() if line.startswith("- ") and "(none)" not in line)
+    proc = run("project-memory", *MEM_ARGS, "--memory", rebuilt)  # the rebuilt file is current
+    assert proc.returncode == 0, proc.stdout
+    assert "open actions: A3, A5; closed: A1, A2, A4" in proc.stdout
+
+
+def test_project_memory_errors(tmp_path: Path) -> None:
+    template = MEM / "assets" / "MEMORY.template.md"
+    assert_missing_input(
+        run("project-memory", "--journal", tmp_path / "j", "--template", template), "journal folder not found"
+    )
+    assert_missing_input(run("project-memory", *MEM_ARGS, "--memory", tmp_path / "M.md"), "memory file not found")
+    (tmp_path / "j").mkdir()
+    (tmp_path / "j" / "notes.md").write_text("- Decision [x]: y\n", encoding="utf-8")
+    assert_missing_input(run("project-memory", "--journal", tmp_path / "j", "--template", template), "no session notes")
+    short = tmp_path / "short.md"
+    short.write_text("# Memory\n{decisions}\n", encoding="utf-8")
+    assert_missing_input(
+        run("project-memory", MEM_ARGS[0], MEM_ARGS[1], "--template", short), "template lacks placeholder(s)"
+    )
+
+
+# ---------------------------------------------------------------- rest-api-export
+API = SKILLS_DIR / "rest-api-export"
+
+
+@pytest.fixture
+def mock_api(tmp_path: Path):
+    port_file = tmp_path / "port"
+    command = [sys.executable, "-B", str(API / "scripts" / "mock_server.py")]
+    command += ["--data", str(API / "examples" / "customers.json"), "--port-file", str(port_file)]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while not (port_file.exists() and port_file.read_text().strip()):
+            assert server.poll() is None and time.monotonic() < deadline, "mock server did not start"
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port_file.read_text().strip()}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def export_args(base_url: str, out: Path, *extra: Any) -> list[Any]:
+    key = API / "examples" / "api_key.txt"
+    return ["--base-url", base_url, "--api-key-file", key, "--page-size", 5, "--backoff", 0.05, "--output", out, *extra]
+
+
+def test_rest_api_export_sample(mock_api: str, tmp_path: Path) -> None:
+    out = tmp_path / "customers.csv"
+    s = run_json("rest-api-export", *export_args(mock_api, out, "--json"), expect_rc=0)
+    columns = ["id", "name", "email", "plan", "address.country", "address.city", "tags", "created_at"]
+    assert s == {
+        "pages": 3,
+        "records": 12,
+        "duplicates_skipped": 0,
+        "columns": columns,
+        "requests": 8,
+        "rate_limited": 1,
+        "server_errors": 1,
+        "token_requests": 2,
+        "waited_s": 1.05,
+    }
+    with out.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [int(r["id"]) for r in rows] == list(range(1001, 1013))
+    by_id = {r["id"]: r for r in rows}
+    assert by_id["1007"]["name"] == 'Cyberdyne, "Systems"'
+    assert by_id["1005"]["address.city"] == "" and by_id["1004"]["tags"] == "priority"
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_rest_api_export_fields_and_failures(mock_api: str, tmp_path: Path) -> None:
+    out = tmp_path / "few.csv"
+    proc = run("rest-api-export", *export_args(mock_api, out, "--fields", "id,address.country", "--page-size", 50))
+    assert proc.returncode == 0, proc.stderr
+    assert "12 records from 1 pages" in proc.stdout
+    assert out.read_text(encoding="utf-8").splitlines()[:2] == ["id,address.country", "1001,DE"]
+    wrong_key = tmp_path / "key.txt"
+    wrong_key.write_text("not-the-key\n", encoding="utf-8")
+    failed = tmp_path / "failed.csv"
+    proc = run("rest-api-export", *export_args(mock_api, failed), "--api-key-file", wrong_key)
+    assert proc.returncode == 1 and "token request answered 403" in proc.stderr and not failed.exists()
+
+
+def test_rest_api_export_gives_up_without_partial_file(mock_api: str, tmp_path: Path) -> None:
+    out = tmp_path / "out.csv"
+    proc = run("rest-api-export", *export_args(mock_api, out, "--max-retries", 0))
+    assert proc.returncode == 1
+    assert "answered 429" in proc.stderr and "nothing written" in proc.stderr
+    assert not out.exists() and not list(tmp_path.glob("*.csv*"))
+
+
+def test_rest_api_export_helpers() -> None:
+    mod = load_script("rest-api-export")
+    flat = mod.flatten({"id": 1, "a": {"b": None, "c": {"d": True}}, "tags": ["x", "y"], "n": 2.5})
+    assert flat == {"id": "1", "a.b": "", "a.c.d": "true", "tags": "x;y", "n": "2.5"}
+    assert mod.retry_after({"Retry-After": "7"}, 1.0) == 7.0
+    assert mod.retry_after({}, 1.5) == 1.5
+    assert mod.retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 1.0) < 0  # a date in the past
+
+
+def test_rest_api_export_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("API_KEY", raising=False)
+    out = ["--output", tmp_path / "o.csv"]
+    assert_missing_input(
+        run("rest-api-export", "--base-url", "http://127.0.0.1:9", "--api-key-file", tmp_path / "k.txt", *out),
+        "API key file not found",
+    )
+    assert_missing_input(run("rest-api-export", "--base-url", "http://127.0.0.1:9", *out), "no API key")
+    assert_missing_input(
+        run("rest-api-export", "--base-url", "ftp://x", "--api-key-file", API / "examples" / "api_key.txt", *out),
+        "must be an http(s) URL",
     )

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from skill2env.kits.base import MIN_MATCH, Kit, KitMatch
+from skill2env.kits.base import LEAD_AT_LEAST, MIN_MATCH, Kit, KitMatch
 from skill2env.kits.spec import KitError
 from skill2env.patterns.pool import seed_pool
 from skill2env.patterns.traits import SkillProfile, skill_traits
@@ -52,7 +52,9 @@ def plan_offline(
     best = matches[0]
     if best.score < MIN_MATCH:
         shown = "; ".join(f"{m.kit} {m.score:.2f}" for m in matches)
-        return Rejection(f"no world kit fits the skill (best {shown}, need {MIN_MATCH}): {best.reason}", AUTHOR)
+        nowhere = f"no kit's lead traits (what its world is made of) show in the skill at {LEAD_AT_LEAST}"
+        why = best.reason if best.score > 0 else nowhere
+        return Rejection(f"no world kit fits the skill (best {shown}, need {MIN_MATCH}): {why}", AUTHOR)
     kit = kits[best.kit]
     notes = [f"kit {kit.name} (score {best.score:.2f}): {best.reason}"]
     ranked = sorted(selection_rows, key=lambda r: (r.get("rank") is None, r.get("rank") or 0))

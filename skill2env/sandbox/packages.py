@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 DECLARED = "# skill2env: declared packages"
 """The comment above the `RUN` lines that install a task's declared packages."""
+INSTALLS = re.compile(
+    r"\b(?:pip3?|python3? -m pip|uv pip|apt-get|apt|npm|yarn|gem|cargo)\s+(?:-\S+\s+)*(?:install|add)\b"
+)
+"""A `RUN` line that installs packages (and so needs the package indexes)."""
 PACKAGES_REPOSITORY = "skill2env-packages"
 DIGEST_LABEL = "org.skill2env.packages-digest"
 BUILD_DIR = "/tmp/skill2env-build"  # noqa: S108 (a fixed path inside the build container)
@@ -78,7 +82,8 @@ class HostPackageConfig:
         """pip's index settings (`pip config list` and `PIP_*`), the CA bundle and the proxy variables.
         Local paths (file:// indexes, find-links) are left out: a container cannot read them."""
         settings = {**_pip_config(), **{k: v for k, v in os.environ.items() if k.startswith("PIP_")}}
-        environment: dict[str, str] = {}
+        # an imported Dockerfile's `pip install` assumed its own base image's pip; Debian's refuses without this
+        environment: dict[str, str] = {"PIP_BREAK_SYSTEM_PACKAGES": "1", "DEBIAN_FRONTEND": "noninteractive"}
         for name in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"):
             reachable = [url for url in settings.get(name, "").split() if url.startswith(("http://", "https://"))]
             if reachable:
@@ -138,14 +143,17 @@ class SplitDockerfile:
 
 
 def split_declared(dockerfile: str) -> SplitDockerfile | None:
-    """The Dockerfile's marked install lines apart from the rest, or None when it has none."""
+    """The Dockerfile's install lines apart from the rest, or None when it has none: the marked ones,
+    and in a Dockerfile written elsewhere (an imported task's) every `RUN` that installs packages
+    before the first `COPY` / `ADD` (it can need nothing from the build context)."""
     lines = dockerfile.splitlines()
-    installs, rest, marked = [], [], False
+    installs, rest, marked, copied = [], [], False, False
     for line in lines:
         if line.strip() == DECLARED:
             marked = True
             continue
-        if marked and line.startswith("RUN "):
+        copied = copied or line.upper().startswith(("COPY ", "ADD "))
+        if line.startswith("RUN ") and (marked or (not copied and INSTALLS.search(line))):
             installs.append(line.removeprefix("RUN ").strip())
             continue
         marked = False

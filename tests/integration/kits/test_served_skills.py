@@ -14,6 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from corpus import CORPUS
+from skill_profiles import profiles_of
 
 from skill2env.catalog.catalog import catalog_skills
 from skill2env.curation.partition import curate_partition
@@ -32,22 +33,14 @@ pytestmark = pytest.mark.slow
 @cache
 def served(root: Path) -> tuple[int, list[tuple[SkillProfile, KitMatch]]]:
     """(curated skills, the served ones with their best match)."""
-    found = catalog_skills(root, workers=2)
-    skills, files = found.skills, found.skill_files
+    skills = catalog_skills(root, workers=2).skills
     curated = pl.concat(
         [curate_partition(frame, str(domain)) for (domain,), frame in skills.group_by("domain", maintain_order=True)],
         how="diagonal_relaxed",
     )
     kept = set(curated.filter(pl.col("curated"))["path"])
     matched = []
-    for row in skills.filter(pl.col("path").is_in(list(kept))).iter_rows(named=True):
-        own = files.filter((pl.col("skill_path") == row["path"]) & (pl.col("kind") != "config"))
-        profile = SkillProfile.from_row({
-            **row,
-            "dependency_names": [d["name"] for d in row["dependencies"] or []],
-            "extensions": sorted({p.rsplit(".", 1)[-1].lower() for p in own["path"] if "." in p.rsplit("/", 1)[-1]}),
-            "file_kinds": sorted(set(files.filter(pl.col("skill_path") == row["path"])["kind"])),
-        })  # fmt: skip
+    for profile in profiles_of(root, kept).values():
         best = kit_matches(profile, KITS)[0]
         if best.score >= MIN_MATCH:
             matched.append((profile, best))

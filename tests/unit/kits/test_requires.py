@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from skill_profiles import profiles_of
 
-from skill2env.catalog.catalog import catalog_skills
 from skill2env.kits import KITS, kit_matches
+from skill2env.kits.base import MIN_MATCH
 from skill2env.patterns.models import Trait
 from skill2env.patterns.traits import SkillProfile
 
@@ -20,19 +21,28 @@ EXPECTED = {
     "log-analysis": "incident",
     "config-audit": "configaudit",
     "sqlite-reporting": "sqldrift",
+    "lab-calibration": "labdata",
+    "media-library-triage": "mediadesk",
+    "project-memory": "memory",
+    "rest-api-export": "webapi",
 }
+NO_KIT = ("archive-triage", "json-api-fixtures", "markdown-docs-linkcheck")
 
 
 @pytest.fixture(scope="module")
 def profiles() -> dict[str, SkillProfile]:
-    rows = catalog_skills(BUNDLED, workers=1).skills.to_dicts()
-    return {row["path"]: SkillProfile.from_row(row) for row in rows}
+    return profiles_of(BUNDLED)
 
 
 @pytest.mark.parametrize(("skill", "kit"), sorted(EXPECTED.items()))
 def test_each_bundled_skill_goes_to_the_kit_of_what_it_does(profiles: dict[str, SkillProfile], skill: str,
                                                             kit: str) -> None:  # fmt: skip
     assert kit_matches(profiles[skill], KITS)[0].kit == kit
+
+
+@pytest.mark.parametrize("skill", NO_KIT)
+def test_a_bundled_skill_no_kit_serves_stays_unserved(profiles: dict[str, SkillProfile], skill: str) -> None:
+    assert all(m.score < MIN_MATCH for m in kit_matches(profiles[skill], KITS)), skill
 
 
 @pytest.mark.parametrize("skill", ["json-api-fixtures", "markdown-docs-linkcheck", "invoice-reconciliation"])

@@ -41,7 +41,7 @@ def test_the_marked_lines_split_off_and_the_rest_builds_on_the_stage() -> None:
 
 
 def test_a_dockerfile_without_declared_packages_is_left_alone() -> None:
-    assert split_declared("FROM skill2env-base\nRUN apt-get install -y tree\n") is None
+    assert split_declared("FROM skill2env-base\nRUN useradd agent\nCOPY a/ /a/\nRUN pip install -r /a/r.txt\n") is None
 
 
 def test_the_host_settings_go_in_files_without_local_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -76,3 +76,13 @@ def test_unused_task_file_systems_are_reaped_but_not_the_current_base(
         os.utime(tmp_path / name, (0, 0))
     assert reap_rootfs(idle_s=3600) == ["old-task"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["base", "current", "fresh-task"]
+
+
+def test_an_imported_dockerfiles_installs_before_its_first_copy_go_to_the_stage() -> None:
+    dockerfile = (
+        "FROM python:3.11-slim\nRUN pip install --no-cache-dir pypdf==4.2.0\nRUN useradd agent\n"
+        "WORKDIR /workspace\nCOPY workspace/ /workspace/\nRUN pip install -r /workspace/requirements.txt\n"
+    )
+    split = split_declared(dockerfile)
+    assert split is not None and split.installs == ["pip install --no-cache-dir pypdf==4.2.0"]
+    assert "RUN useradd agent" in split.rest and "RUN pip install -r /workspace/requirements.txt" in split.rest

@@ -51,6 +51,8 @@ class Scripted:
     """Streamed: end the answer with this error event instead of its last chunks (a context overflow)."""
     pace: float = 0.0
     """Streamed: seconds between chunks (a slow model that keeps writing)."""
+    cut: bool = False
+    """Streamed: close the connection at `stall_after` chunks, mid-answer (a proxy that drops it)."""
 
 
 def completion(
@@ -125,6 +127,11 @@ def stalling(then: Scripted, *, after: int, seconds: float) -> Scripted:
 def failing_stream(then: Scripted, message: str, *, after: int) -> Scripted:
     """Streamed, `then` stops after `after` chunks with an error event (as endpoints report a context overflow)."""
     return dataclasses.replace(then, stall_after=after, stream_error=message)
+
+
+def cut_stream(then: Scripted, *, after: int) -> Scripted:
+    """Streamed, `then`'s connection is closed after `after` chunks, with no end to the answer."""
+    return dataclasses.replace(then, stall_after=after, cut=True)
 
 
 def paced(then: Scripted, seconds: float) -> Scripted:
@@ -289,6 +296,9 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 self.end_headers()
                 for index, event in enumerate(stream_chunks(answer.body)):
                     if index == answer.stall_after:
+                        if answer.cut:
+                            self.close_connection = True
+                            return
                         if answer.stream_error is not None:
                             self._event({"error": {"message": answer.stream_error, "type": "server_error"}})
                             break

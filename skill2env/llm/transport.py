@@ -197,34 +197,33 @@ class Transport:
             raise answer.stalled(f"was still writing at the answer's limit of {self.config.max_answer_seconds:g} s")
 
     def _broken_stream(self, exc: Exception, answer: StreamedAnswer, tally: Tally) -> Exception:
-        """What a stream that ended badly is: the model's failure once it has produced tokens (counted
-        in the tally), else the same transport error a whole response would have raised."""
+        """What a stream that ended badly is. Silence after the first tokens, or an endpoint that ends
+        the answer with an error, is the model's failure (its tokens counted in the tally); silence
+        before them and a broken connection are the same transport errors a whole response raises."""
         import openai
 
+        if isinstance(exc, ModelStalled):
+            tally.output_tokens += exc.output_tokens
+            return exc
         timed_out = isinstance(exc, http_library().TimeoutException | openai.APITimeoutError)
         broken = isinstance(exc, http_library().TransportError | openai.APIConnectionError)
-        if isinstance(exc, ModelError):
-            stalled = exc
-        elif not answer.produced:
-            request = getattr(exc, "request", None)
-            if timed_out and not isinstance(exc, openai.APIError) and request is not None:
-                return openai.APITimeoutError(request=request)
-            if broken and not isinstance(exc, openai.APIError) and request is not None:
-                return openai.APIConnectionError(request=request)
-            return exc
-        elif timed_out:
-            stalled = answer.stalled(f"went silent for {self.config.timeout_seconds:g} s")
-        elif broken:
-            stalled = answer.stalled(f"was cut off by a broken connection ({exc})")
-        elif isinstance(exc, openai.APIError):
-            stalled = answer.stalled(f"was stopped by the endpoint ({_message(exc, self.config.api_key())})")
-        else:
-            return exc
-        if isinstance(stalled, ModelStalled):
+        if answer.produced and (timed_out or (isinstance(exc, openai.APIError) and not broken)):
+            why = (f"went silent for {self.config.timeout_seconds:g} s" if timed_out else
+                   f"was stopped by the endpoint ({_message(exc, self.config.api_key())})")  # fmt: skip
+            stalled = answer.stalled(why)
             tally.output_tokens += stalled.output_tokens
-        return stalled
-
-    # -- shared steps ---------------------------------------------------------------------------
+            return stalled
+        tally.output_tokens += answer.output_tokens if answer.produced else 0
+        request = getattr(exc, "request", None)
+        if isinstance(exc, openai.APIError) and not broken and not isinstance(exc, openai.APIStatusError):
+            message = _message(exc, self.config.api_key())
+            return ModelRequestRejected(f"{self.config.endpoint_host} ended the answer before its first token: "
+                                        f"{message}", attempts=tally.attempts)  # fmt: skip
+        if isinstance(exc, openai.APIError) or request is None:
+            return exc
+        if timed_out:
+            return openai.APITimeoutError(request=request)
+        return openai.APIConnectionError(request=request) if broken else exc
 
     def _lookup(self, request: ChatRequest, key: str, tally: Tally) -> Reply | None:
         tally.first_key = tally.first_key or key

@@ -8,6 +8,7 @@ import pytest
 from llm_fixtures import ClientFactory
 from llm_server import (
     ScriptedServer,
+    cut_stream,
     failing_stream,
     paced,
     slow,
@@ -17,7 +18,7 @@ from llm_server import (
     truncated,
 )
 
-from skill2env.llm import ModelStalled, ModelTruncated, ModelUnavailable, Tool
+from skill2env.llm import ModelRequestRejected, ModelStalled, ModelTruncated, ModelUnavailable, Tool
 from skill2env.llm.flow import repeats_itself
 from skill2env.llm.ledger import Ledger
 
@@ -116,3 +117,22 @@ def test_an_endpoint_that_does_not_stream_can_be_told_so(server: ScriptedServer,
     server.script(text("whole"))
     assert make_client(stream=False).complete("hi").content == "whole"
     assert "stream" not in server.requests[0]
+
+
+def test_a_connection_cut_mid_answer_is_the_transports_and_retried_as_is(
+    server: ScriptedServer, make_client: ClientFactory, ledger: Ledger
+) -> None:
+    server.script(cut_stream(text(ANSWER), after=5), text("whole"))
+    reply = make_client(temperature=0.0).complete("hi")
+    assert reply.content == "whole"
+    assert [r["temperature"] for r in server.requests] == [0.0, 0.0]  # the model never failed: the same request
+    (row,) = ledger.rows()
+    assert row["endpoint_requests"] == 2 and row["output_tokens"] > 0
+
+
+def test_an_error_event_before_the_first_token_is_a_rejected_request(
+    server: ScriptedServer, make_client: ClientFactory
+) -> None:
+    server.script(failing_stream(text(ANSWER), "the request exceeds the available context size", after=0))
+    with pytest.raises(ModelRequestRejected, match="before its first token: the request exceeds"):
+        make_client().complete("hi")

@@ -8,6 +8,7 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 import pytest
+from bundled_skills import NO_KIT
 from click.testing import CliRunner
 from dagster._core.remote_origin import InProcessCodeLocationOrigin, ManagedGrpcPythonEnvCodeLocationOrigin
 from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
@@ -22,10 +23,6 @@ from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
 
 pytestmark = [pytest.mark.integration, pytest.mark.bwrap]
-
-
-NO_KIT = {"archive-triage", "json-api-fixtures", "markdown-docs-linkcheck"}
-"""Bundled skills whose work no world kit builds a task of: offline, they are skipped, and say why."""
 
 
 @pytest.fixture

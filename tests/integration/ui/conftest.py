@@ -28,7 +28,7 @@ SKILL2ENV = Path(sys.executable).parent / "skill2env"
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 CHROMIUM = Path(os.environ.get("SKILL2ENV_CHROMIUM", "/usr/bin/chromium"))
 PIPELINE_TIMEOUT = 1500
-"""The bundled run (8 skills, 3 iterations, CompoWorld) takes about 4 minutes on 2 busy cores."""
+"""The bundled run (12 skills, 9 tasks, 3 iterations, CompoWorld) takes about 4 minutes on 2 busy cores."""
 START_TIMEOUT = 240
 UI_TIMEOUT_MS = 90_000
 """How long a page may take to show what a test waits for: the UI is a React app fed by GraphQL."""

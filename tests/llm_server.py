@@ -154,8 +154,9 @@ def stream_chunks(body: bytes) -> list[dict[str, Any]]:
     if message.get("refusal"):
         chunks.append(chunk({"refusal": message["refusal"]}))
     for index, call in enumerate(message.get("tool_calls") or ()):
-        head = {"index": index, "id": call["id"], "type": "function",
-                "function": {"name": call["function"]["name"], "arguments": ""}}  # fmt: skip
+        head = {"index": index, "type": "function", "function": {"name": call["function"]["name"], "arguments": ""}}
+        if "id" in call:  # some servers send none
+            head["id"] = call["id"]
         chunks.append(chunk({"tool_calls": [head]}))
         arguments = call["function"]["arguments"]
         chunks += [chunk({"tool_calls": [{"index": index, "function": {"arguments": arguments[i : i + 8]}}]})

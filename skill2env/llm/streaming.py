@@ -75,8 +75,9 @@ class StreamedAnswer:
         message: dict[str, Any] = {"role": "assistant", "content": self.text if self._content else None}
         if self._refusal:
             message["refusal"] = "".join(self._refusal)
-        if self._tool_calls:
-            message["tool_calls"] = [self._tool_calls[i] for i in sorted(self._tool_calls)]
+        if self._tool_calls:  # a call the server sent without an id has none here either
+            message["tool_calls"] = [{k: v for k, v in self._tool_calls[i].items() if k != "id" or v}
+                                     for i in sorted(self._tool_calls)]  # fmt: skip
         usage = {"prompt_tokens": int(self.usage.get("prompt_tokens") or 0), "completion_tokens": self.output_tokens}
         body = {"model": self.model, "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}],
                 "usage": usage}  # fmt: skip

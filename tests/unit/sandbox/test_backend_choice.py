@@ -14,6 +14,7 @@ from skill2env.sandbox.backends import choose_backend, make_sandbox, resolve_bac
 from skill2env.sandbox.bwrap_backend import BwrapSandbox
 from skill2env.sandbox.errors import SandboxNotRunning, SandboxUnavailable
 from skill2env.sandbox.rootfs import COMPLETE_MARKER, CURRENT_LINK, image_rootfs, system_root
+from skill2env.sandbox.task import TaskDir
 
 
 @pytest.fixture
@@ -63,12 +64,16 @@ def test_a_forced_bwrap_sandbox_fails_to_start_without_it_and_never_runs_over_th
         _ = sandbox.system  # type: ignore[attr-defined]
 
 
-def test_the_unpacked_image_is_the_system_root_once_it_is_complete(no_rootfs: Path) -> None:
+def test_the_unpacked_image_is_the_system_root_once_it_is_complete(no_rootfs: Path, tmp_path: Path) -> None:
     image = unpacked(no_rootfs)
+    plain = tmp_path / "task"  # a task that only copies its files over the base image
+    (plain / "environment").mkdir(parents=True)
+    dockerfile = "FROM skill2env-base\nWORKDIR /workspace\nCOPY workspace/ /workspace/\n"
+    (plain / "environment" / "Dockerfile").write_text(dockerfile)
 
     assert image_rootfs() == image.resolve() == system_root()
     assert bwrap_backend.bwrap_available()
-    assert BwrapSandbox()._choose_system() == (image.resolve(), "image-rootfs")
+    assert BwrapSandbox()._choose_system(TaskDir(plain)) == (image.resolve(), "image-rootfs")
 
 
 def test_auto_without_a_rootfs_picks_docker_and_says_why(

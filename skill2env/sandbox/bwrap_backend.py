@@ -359,8 +359,12 @@ class BwrapSandbox(Sandbox):
         image's file system when its environment installs anything, or the unpacked base image; never
         the host's `/` unless that is what was explicitly given."""
         given = self._given_system or configured_root()
-        if given is None and needs_own_image(task):
+        own = needs_own_image(task)
+        if given is None and own:
             return task_rootfs(task), "task-image-rootfs"
+        if given is not None and own:
+            logger.warning("rollout %s: task %s installs an environment of its own, but the system root given "
+                           "(%s) runs it instead of the task's image", self.rollout_id, task.name, given)  # fmt: skip
         if given is not None:
             if given.resolve() == Path("/"):
                 logger.warning("rollout %s runs over the host's / (%s or the system given)", self.rollout_id,

@@ -21,7 +21,7 @@ that finds their anchor words (run over a byte copy of the text in which every n
 character is a space, so the engine looks for a literal space); each rule's pattern then runs
 only around its anchors. Regexes start with a literal or a character class where they can (see
 `literal_first`), which the engine finds in C instead of trying every offset. Line numbers are
-computed for matches only, and matches are capped per code.
+computed for matches only, and matches are capped per code (the most decisive kept).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from skill2env.catalog.models import Signal
 
 MAX_PER_CODE = 5
-"""At most this many signals of one code per file: enough evidence, bounded cost."""
+"""At most this many signals of one code per file: enough evidence, bounded cost. A later signal takes
+the place of a kept one that is less decisive (a command or a stated need over a passing mention)."""
 EXCERPT_CHARS = 200
 PRIMARY_SCAN_CHARS = 32_000
 """SKILL.md is scanned this far for platform and feasibility signals."""
@@ -93,9 +94,26 @@ def _excerpt(source: str, start: int) -> str:
     return " ".join(source[line_start:line_end].split())[:EXCERPT_CHARS]
 
 
+# How decisive a line is for what it shows: a command, or a statement of need, outweighs a passing
+# mention; an optional or example line weighs least. Only asked once a code has its cap of signals.
+_DECISIVE_LINE = re.compile(
+    r"`[^`\n]+`|^\s*\$\s|\b(?:requires?|required|must|needs?|needed|mandatory|every|always|first|your)\b",
+    re.IGNORECASE,
+)
+_TENTATIVE_LINE = re.compile(
+    r"\boptional(?:ly)?\b|\bif\s+you\s+(?:have|want)\b|\be\.g\.|\bfor\s+example\b|\bsuch\s+as\b"
+    r"|\bnot\s+(?:required|needed)\b",
+    re.IGNORECASE,
+)
+
+
+def _decisiveness(line: str) -> int:
+    return len({match.group().lower() for match in _DECISIVE_LINE.finditer(line)}) - bool(_TENTATIVE_LINE.search(line))
+
+
 @dataclass
 class _Found:
-    """Signals of one file, capped per code."""
+    """Signals of one file, at most `MAX_PER_CODE` per code: the most decisive, the first among equals."""
 
     path: str
     source: str
@@ -104,22 +122,53 @@ class _Found:
     counts: dict[str, int] = field(default_factory=dict)
     last_line: tuple[int, int] = (0, 1)
     """The offset and line of the last signal: lines are counted on from there when they can be."""
+    kept: dict[str, list[tuple[int, int, Signal]]] = field(default_factory=dict)
+    """Per capped code, its signals with their decisiveness and offset, weighed once the cap is reached."""
 
     def add(self, code: str, start: int) -> None:
         seen = self.counts.get(code, 0)
         if seen >= MAX_PER_CODE:
+            self._displace(code, start)
             return
         self.counts[code] = seen + 1
+        self.signals.append(self._signal(code, start))
+
+    def _signal(self, code: str, start: int) -> Signal:
         offset, line = self.last_line
         if start < offset:
             offset, line = 0, 1
         line += self.source.count("\n", offset, start)
         self.last_line = (start, line)
-        self.signals.append(Signal(code=code, file=self.path, line=line, excerpt=_excerpt(self.source, start)))
+        return Signal(code=code, file=self.path, line=line, excerpt=_excerpt(self.source, start))
 
-    def full(self, code: str) -> bool:
-        """Whether `code` has its `MAX_PER_CODE` signals already (more are not recorded)."""
-        return self.counts.get(code, 0) >= MAX_PER_CODE
+    def _displace(self, code: str, start: int) -> None:
+        """Put the signal at `start` in place of the least decisive one of `code` kept, if it is more decisive."""
+        kept = self.kept.get(code)
+        if kept is None:
+            kept = self.kept[code] = [
+                (_decisiveness(_line_of_line(self.source, signal.line)), signal.line, signal)
+                for signal in self.signals
+                if signal.code == code
+            ]
+        weight = _decisiveness(_line_of(self.source, start))
+        weakest = min(range(len(kept)), key=lambda index: (kept[index][0], -kept[index][1]))
+        if weight <= kept[weakest][0]:
+            return
+        signal = self._signal(code, start)
+        self.signals.remove(kept[weakest][2])
+        self.signals.append(signal)
+        kept[weakest] = (weight, signal.line, signal)
+
+
+def _line_of_line(text: str, line: int) -> str:
+    """The text of 1-based line `line` of `text`."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return ""
+    end = text.find("\n", start)
+    return text[start : len(text) if end == -1 else end]
 
 
 # --- security -------------------------------------------------------------------------------
@@ -637,6 +686,8 @@ _RULES: tuple[_Rule, ...] = (
         r"|\b(?:xcrun|xcodebuild|simctl|xcode)\b",
     ),
     _rule(_P, "macos-tool", "shortcuts defaults", r"\bshortcuts\s+run\b|\bdefaults\s+(?:write|read)\s+com\."),
+    # Homebrew installs anywhere, but its services run under launchd
+    _rule(_P, "macos-tool", "brew", r"\bbrew\s+services\s+(?:start|stop|restart|run|list|info)\b"),
     _rule(_P, "macos-tool", "", r"\bopen\s+-a\s+\S", entry=r"open -a "),
     _rule(_P, "macos-tool", "", r"\btell\s+application\s+\"", entry=r"tell application \""),
     _rule(
@@ -1248,8 +1299,6 @@ def _scan_rules(text: str, lower: str, hits: dict[int, list[int]], found: _Found
     windows: dict[tuple[int, ...], list[tuple[int, int]]] = {}  # rules sharing anchors share windows
     for index, offsets in hits.items():
         rule = _RULES[index]
-        if found.full(rule.code):
-            continue
         key = tuple(offsets)
         ranges = windows.get(key)
         if ranges is None:
@@ -1257,8 +1306,6 @@ def _scan_rules(text: str, lower: str, hits: dict[int, list[int]], found: _Found
         for start, end in ranges:
             for match in rule.pattern.finditer(lower, start, end):
                 found.add(rule.code, match.start())
-            if found.full(rule.code):
-                break
     for match in _CREDENTIAL_ENTRY.finditer(text):
         window_start = max(0, match.start() - 64)
         for name in CREDENTIAL_NAME.finditer(text, window_start, match.end() + 16):

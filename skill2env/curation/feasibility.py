@@ -55,7 +55,8 @@ _WALLET = re.compile(r"WALLET|SOLANA|ETH|EVM|BTC|BITCOIN|MNEMONIC|SEED|CRYPTO|CH
 _OPTIONAL_LINE = re.compile(
     r"\boptional(?:ly)?\b|\bnot\s+required\b|\b(?:is|are|but)\s+recommended\b|\|\s*recommended\b"
     r"|\bif\s+(?:you\s+have|available|set)\b|\bhigher\s+rate|\brate[- ]limits?\b|\|\s*no\b|\bfallback\b"
-    r"|\bno\s+(?:api\s+)?key\b",
+    r"|\bno\s+(?:api\s+)?key\b|\b(?:does\s+not|do\s+not|doesn't|don't|never)\s+(?:need|require)\b"
+    r"|\b(?:never|not)\s+(?:needed|required|necessary)\b|\b(?:instead\s+of|rather\s+than|without)\s+calling\b",
     re.IGNORECASE,
 )
 _OPTIONAL_LINE_LOWER = re.compile(literal_first(_OPTIONAL_LINE.pattern))
@@ -75,6 +76,7 @@ _SETUP_LINE = re.compile(
 _KEYS_OPTIONAL = re.compile(
     r"\b(?:no|without(?:\s+an?)?)\s+(?:[\w-]+\s+){0,2}?(?:api[- ]?)?keys?\s+(?:needed|required|necessary)\b"
     r"|\bno\s+api[- ]?key\b"
+    r"|\b(?:does\s+not|doesn't)\s+(?:need|require)\s+(?:an?\s+|any\s+)?(?:[\w-]+\s+)?(?:api[- ]?)?keys?\b"
     r"|\bapi[- ]?keys?\s+(?:are|is)\s+(?:optional|not\s+(?:needed|required))\b|\bfully\s+open\b"
     r"|\bno\s+(?:auth|authentication|registration|sign-?up|account)\s+(?:needed|required)\b|\bkeyless\b",
     re.IGNORECASE,

@@ -8,6 +8,9 @@ credential theft and hidden backdoors. Each such security signal fails the skill
 Download-and-execute signals are judged by host: well-known installer and code hosts pass, raw
 IP addresses, paste / file-sharing / tunnel hosts and plain HTTP fail, and any other host fails
 a pipe into a shell (the classic lure) but not a downloaded release binary.
+
+A skill about detecting or explaining attacks quotes them in its references (samples, patterns,
+indicators): those quotes are not the skill's doing. The same text in SKILL.md or in a script is.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ import ipaddress
 import re
 
 from skill2env.catalog.models import Signal, SkillRecord
-from skill2env.catalog.signals import SECURITY_CODES, evidence_line
+from skill2env.catalog.signals import CODE_SUFFIXES, SECURITY_CODES, evidence_line
 from skill2env.curation.models import Criterion, Outcome, Verdict
+from skill2env.curation.practical import skill_subject
 
 ALWAYS_MALICIOUS = frozenset(
     {
@@ -62,6 +66,15 @@ SUSPICIOUS_HOSTS = frozenset(
 _URL_HOST = re.compile(r"(https?|ftp)://([^/\s:'\"`|)>]+)", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
 _BREW_TARGET = re.compile(r"brew\s+--prefix|/opt/homebrew/|/usr/local/(?:bin|cellar)/", re.IGNORECASE)
+# What a skill that detects, audits or explains attacks says it is about: its references quote the
+# attacks (samples, patterns, indicators) without the skill running them.
+_DEFENSIVE_SUBJECT = re.compile(
+    r"\b(?:security|malware|malicious|threats?|vulnerabilit(?:y|ies)|attacks?|exploits?|forensics?"
+    r"|incident\s+response|iocs?|indicators?\s+of\s+compromise|pen(?:etration\s+)?test(?:s|ing)?|red[- ]team"
+    r"|intrusions?|phishing|cves?|yara|siem|supply[- ]chain|backdoors?|reverse\s+shells?"
+    r"|leak(?:ed|s)?\s+(?:tokens?|secrets?|credentials?|keys?)|secrets?\s+(?:scann|detect)\w*)\b",
+    re.IGNORECASE,
+)
 
 
 def judge_safe(record: SkillRecord) -> Verdict:
@@ -69,9 +82,15 @@ def judge_safe(record: SkillRecord) -> Verdict:
     reasons: list[str] = []
     evidence: list[str] = []
     vendors: frozenset[str] | None = None  # only a pipe-to-shell installer asks whose host it is
+    defensive: bool | None = None  # only a signal outside SKILL.md and the scripts asks
     for signal in record.signals:
         if signal.code not in SECURITY_CODES:
             continue
+        if _reference_material(signal, record):
+            if defensive is None:
+                defensive = is_defensive(record)
+            if defensive:
+                continue
         if vendors is None and signal.code == "pipe-to-shell":
             vendors = _vendor_words(record)
         if not is_malicious(signal, vendors or frozenset()):
@@ -95,8 +114,22 @@ def clean_evidence(record: SkillRecord) -> list[str]:
         f"hidden backdoor in the skill's {files} file{'s' if files != 1 else ''}"
     ]
     for signal in [s for s in record.signals if s.code in SECURITY_CODES][:3]:
-        found.append(f"{evidence_line(signal)} ({signal.code}: {_why_harmless(signal)})")
+        if _reference_material(signal, record) and is_defensive(record):
+            why = "quoted in the reference material of a skill that detects it, not a step the skill runs"
+        else:
+            why = _why_harmless(signal)
+        found.append(f"{evidence_line(signal)} ({signal.code}: {why})")
     return found
+
+
+def is_defensive(record: SkillRecord) -> bool:
+    """Whether the skill says it is about detecting, auditing or explaining attacks."""
+    return _DEFENSIVE_SUBJECT.search(skill_subject(record)) is not None
+
+
+def _reference_material(signal: Signal, record: SkillRecord) -> bool:
+    """A signal in a file the skill reads rather than runs: neither SKILL.md nor a script."""
+    return signal.file != record.skill_md_file and not signal.file.lower().endswith(CODE_SUFFIXES)
 
 
 def _why_harmless(signal: Signal) -> str:

@@ -290,6 +290,9 @@ def judge_feasible(record: SkillRecord) -> Verdict:
         return Verdict(
             criterion=Criterion.feasible, outcome=Outcome.fail, reasons=[f"needs:network:{host}"], evidence=calls[:3]
         )
+    fetch = network_fetch(record, body)
+    if fetch:
+        return Verdict(criterion=Criterion.feasible, outcome=Outcome.fail, reasons=[fetch[0]], evidence=[fetch[1]])
     live = live_data_sentence(subject)
     if live:
         return Verdict(
@@ -442,6 +445,53 @@ def _own_service_key(record: SkillRecord, subject: str, signals: list[Signal]) -
                 words = {word for word in re.findall(r"[a-z0-9]+", subject.lower()) if len(word) >= 3}
             if prefix in words and classify_credential(name) == "paid-api-key":
                 return prefix, evidence_line(signal)
+    return None
+
+
+# Programs whose whole job is fetching media from sites: a workflow that runs one needs the network.
+_DOWNLOADERS = ("yt-dlp", "youtube-dl", "gallery-dl", "you-get", "streamlink", "spotdl", "instaloader", "scdl")
+_HTML_PARSERS = frozenset({"beautifulsoup4", "lxml", "parsel", "selectolax", "html5lib", "cheerio", "jsdom"})
+_HTTP_CLIENTS = frozenset({"requests", "httpx", "aiohttp", "urllib3", "axios", "node-fetch", "got", "cloudscraper"})
+_CRAWLERS = frozenset({"scrapy", "crawlee", "trafilatura", "newspaper3k", "newspaper4k"})
+_PAGE_FETCH = re.compile(r"(?:requests|httpx|session|client)\.get\(|urlopen\(|axios\.get\(|fetch\(")
+
+
+def network_fetch(record: SkillRecord, body: str) -> tuple[str, str] | None:
+    """The reason and evidence for a workflow that fetches from the web without a key: a media
+    downloader it runs (`needs:network:yt-dlp`), or public web pages it scrapes (an HTTP client and an
+    HTML parser, or a crawler: `needs:network:web-pages`). Task containers run offline."""
+    where = record.skill_md_file
+    tools = {tool.lower() for tool in (*record.cli_tools, *record.programs)}
+    if record.clawhub:
+        tools.update(tool.lower() for tool in record.clawhub.bins + record.clawhub.any_bins)
+    packages = {dependency.name.lower(): dependency.source for dependency in record.dependencies}
+    for downloader in _DOWNLOADERS:
+        if downloader in tools or downloader in packages:
+            line = _line_naming(body, downloader)
+            proof = f"{where}: {line}" if line else f"{packages.get(downloader, where)}: runs {downloader}"
+            return f"needs:network:{downloader}", proof
+    crawler = next((name for name in sorted(_CRAWLERS) if name in packages), None)
+    parser = next((name for name in sorted(_HTML_PARSERS) if name in packages), None)
+    client = next((name for name in sorted(_HTTP_CLIENTS) if name in packages), None)
+    fetch = _PAGE_FETCH.search(body) if parser and not client else None
+    if crawler or (parser and (client or fetch)):
+        used = crawler or client or "fetch"
+        line = _line_naming(body, fetch.group() if fetch else used)
+        proof = f"{where}: {line}" if line else f"{packages.get(used, where)}: {used} with {parser or 'a crawler'}"
+        return "needs:network:web-pages", proof
+    return None
+
+
+def _line_naming(body: str, word: str) -> str | None:
+    """The first line of `body` that names `word` (as a word), whitespace-collapsed."""
+    for match in re.finditer(re.escape(word), body):
+        before = body[match.start() - 1 : match.start()] if match.start() else " "
+        after = body[match.end() : match.end() + 1]
+        if (before.isalnum() or before in "_-") or (after.isalnum() or after in "_-"):
+            continue
+        start = body.rfind("\n", 0, match.start()) + 1
+        end = body.find("\n", match.start())
+        return " ".join(body[start : len(body) if end == -1 else end].split())[:160]
     return None
 
 
@@ -646,17 +696,24 @@ def _external_services(body: str, signals: list[Signal]) -> list[tuple[str, str]
     return found
 
 
+_REMOTE_MEDIA = re.compile(
+    r"https?://[^\s'\"`]+\.(?:mp3|mp4|m4a|wav|flac|ogg|opus|webm|mkv|mov|avi|jpe?g|png|gif|webp|pdf)(?![\w.])",
+    re.IGNORECASE,
+)
+
+
 def remote_api_hosts(signals: Iterable[Signal]) -> list[tuple[str, int]]:
     """Remote hosts the skill sends requests to, most used first (local and doc hosts left out).
 
-    A declared base URL or socket, or a request a script makes, counts `MIN_API_REQUESTS`; a request
-    command in SKILL.md once.
+    A declared base URL or socket, a request a script makes, or a media file or document fetched counts
+    `MIN_API_REQUESTS`; another request command in SKILL.md once.
     """
     counts: dict[str, int] = {}
     for signal in signals:
         weight = {"remote-api-base": MIN_API_REQUESTS, "remote-api-call": 1}.get(signal.code)
-        if weight and signal.file.lower().endswith(CODE_SUFFIXES):
-            weight = MIN_API_REQUESTS  # a script's request runs whenever the script does
+        if weight and (signal.file.lower().endswith(CODE_SUFFIXES) or _REMOTE_MEDIA.search(signal.excerpt)):
+            # a script's request runs whenever the script does; a media file fetched is the input itself
+            weight = MIN_API_REQUESTS
         host = _host(signal.excerpt) if weight else None
         if weight and host and "." in host and not _BENIGN_HOST.search(host):
             counts[host] = counts.get(host, 0) + weight

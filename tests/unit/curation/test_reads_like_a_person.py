@@ -159,9 +159,9 @@ RESIZE = (
 
 
 def _with_programs(make_record: RecordFactory, text: str) -> SkillRecord:
-    """A record with the programs the catalog reads from its commands."""
+    """A record with the programs and packages the catalog reads from its commands and code."""
     found = extract_requirements([TextSource("SKILL.md", text, "markdown")], {}, None)
-    return make_record(text, programs=found.programs, cli_tools=found.cli_tools)
+    return make_record(text, programs=found.programs, cli_tools=found.cli_tools, dependencies=found.dependencies)
 
 
 def test_one_macos_mention_in_a_portable_workflow_is_not_a_platform(
@@ -238,3 +238,60 @@ def test_the_cap_keeps_the_most_decisive_signals_of_a_code() -> None:
     found = [signal for signal in scan_text("SKILL.md", text) if signal.code == "live-account"]
     assert len(found) == MAX_PER_CODE
     assert any("acmectl login" in signal.excerpt for signal in found)
+
+
+# --- network without a credential ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("description", "body", "reason"),
+    [
+        (
+            "Extract audio from talks as MP3.",
+            '```bash\nyt-dlp -x --audio-format mp3 "$URL"\n```\n',
+            "needs:network:yt-dlp",
+        ),
+        (
+            "Save lectures for offline viewing.",
+            '```bash\nyoutube-dl -f best "$VIDEO_URL"\nffmpeg -i talk.mp4 talk.mp3\n```\n',
+            "needs:network:youtube-dl",
+        ),
+        (
+            "Transcribe podcast episodes.",
+            "```bash\nwget -O episode.mp3 https://media.podhost.fm/ep/42.mp3\nwhisper episode.mp3\n```\n",
+            "needs:network:media.podhost.fm",
+        ),
+        (
+            "Collect product prices into a CSV.",
+            "```python\nimport requests\nfrom bs4 import BeautifulSoup\n"
+            "soup = BeautifulSoup(requests.get(url).text, 'html.parser')\n```\n",
+            "needs:network:web-pages",
+        ),
+    ],
+)
+def test_downloading_or_scraping_needs_the_network(
+    make_record: RecordFactory, make_skill: Skill, description: str, body: str, reason: str
+) -> None:
+    text = make_skill("fetcher", description, "## Steps\n\n" + body)
+    verdict = judge_feasible(_with_programs(make_record, text))
+    assert verdict.reasons == [reason]
+    assert verdict.evidence and verdict.evidence[0].startswith("SKILL.md:")
+
+
+@pytest.mark.parametrize(
+    ("description", "body"),
+    [
+        (
+            "Extract tables from saved HTML files.",
+            "```python\nfrom bs4 import BeautifulSoup\n"
+            "soup = BeautifulSoup(open('page.html').read(), 'html.parser')\n```\n",
+        ),
+        ("Convert local videos to GIFs.", "```bash\nffmpeg -i input.mp4 -vf fps=10 out.gif\n```\n"),
+        ("Transcribe audio files.", "```bash\nwhisper episode.mp3 --model small\n```\n"),
+    ],
+)
+def test_local_files_need_no_network(
+    make_record: RecordFactory, make_skill: Skill, description: str, body: str
+) -> None:
+    text = make_skill("local", description, "## Steps\n\n" + body)
+    assert judge_feasible(_with_programs(make_record, text)).outcome == Outcome.pass_

@@ -772,6 +772,8 @@ _RULES: tuple[_Rule, ...] = (
         r"(?:nvidia\s+|cuda[- ]capable\s+|dedicated\s+)?gpus?\b|\bgpus?\s+(?:is\s+|are\s+)?(?:required|mandatory)\b",
     ),
     _rule(_P, "gpu-required", "cuda", r"\bcuda\s+(?:is\s+)?required\b"),
+    # launching one process per GPU, or NCCL (NVIDIA's collectives): the workflow runs on GPUs
+    _rule(_P, "gpu-launch", "torchrun nccl", r"\btorchrun\b[^\n]*--nproc[_-]per[_-]node\b|\bnccl\b"),
     _rule(_P, "gpu-cuda", "cuda nvidia-smi nvcc cudnn", r"\bcuda\b|\bnvidia-smi\b|\bnvcc\b|\bcudnn\b"),
     _rule(_P, "gpu-cuda", "", r"\.cuda\(\)", entry=r"\.cuda\("),
     _rule(
@@ -1294,6 +1296,22 @@ def _windows(text: str, offsets: list[int], lines: dict[int, tuple[int, int]]) -
     return windows
 
 
+_QUOTED_TITLE = re.compile(r"\"([A-Z][^\"\n`$=(){}<>\\/]{10,200})\"|\u201c([A-Z][^\u201d\n]{10,200})\u201d")
+"""A title quoted in prose ("How I Control My Lights From a Pi"): a capital, then four words or more."""
+
+
+def _in_quoted_title(text: str, pos: int) -> bool:
+    """Whether `pos` sits in a title quoted on a prose line (an example headline, not a statement)."""
+    start, end = _line_bounds(text, pos)
+    if '"' not in text[start:end] and "\u201c" not in text[start:end]:
+        return False
+    for match in _QUOTED_TITLE.finditer(text, start, end):
+        inner = match.start(1) if match.group(1) is not None else match.start(2)
+        if inner <= pos < match.end() - 1 and len(match.group().split()) >= 4:
+            return not _in_code_fence(text, pos)
+    return False
+
+
 def _scan_rules(text: str, lower: str, hits: dict[int, list[int]], found: _Found) -> None:
     lines: dict[int, tuple[int, int]] = {}
     windows: dict[tuple[int, ...], list[tuple[int, int]]] = {}  # rules sharing anchors share windows
@@ -1305,6 +1323,8 @@ def _scan_rules(text: str, lower: str, hits: dict[int, list[int]], found: _Found
             ranges = windows[key] = _windows(lower, offsets, lines)
         for start, end in ranges:
             for match in rule.pattern.finditer(lower, start, end):
+                if rule.family == PLATFORM and not found.is_code and _in_quoted_title(text, match.start()):
+                    continue  # an example title names a device or a platform; the skill does not use it
                 found.add(rule.code, match.start())
     for match in _CREDENTIAL_ENTRY.finditer(text):
         window_start = max(0, match.start() - 64)

@@ -21,7 +21,7 @@ from skill2env.curation.practical import lower_text, mentions_any, skill_body, s
 
 _MACOS_CODES = frozenset({"macos-only", "macos-tool", "macos-app", "apple-silicon"})
 _WINDOWS_CODES = frozenset({"windows-only", "windows-tool"})
-_STRONG_CODES = frozenset({"macos-only", "windows-only", "gpu-required"})
+_STRONG_CODES = frozenset({"macos-only", "windows-only", "gpu-required", "gpu-launch"})
 """Explicit statements of a requirement: one is enough."""
 _SUBJECT_ONLY_CODES = frozenset({"apple-silicon"})
 """Apple Silicon / MLX is usually an optional accelerator; it is a need when it is the subject."""
@@ -234,7 +234,29 @@ def _collect(record: SkillRecord) -> dict[str, _Need]:
         program_need = _PROGRAM_NEEDS.get(program.lower())
         if program_need:
             needs.setdefault(program_need, _Need()).programs.append(program)
+    if "hardware" in needs:
+        _drop_name_only(needs["hardware"], record)
     return needs
+
+
+def _drop_name_only(found: _Need, record: SkillRecord) -> None:
+    """Leave out devices named only by the skill's name (its frontmatter line, a heading restating it):
+    a product in a name ("garmin-csv-report") is what the files came from, not a device the workflow
+    drives, unless the skill's text names the same kind of device too."""
+    name = _slug(record.name)
+    if not name:
+        return
+
+    def naming(signal: Signal) -> bool:
+        return _slug(signal.excerpt.removeprefix("name:")) == name
+
+    named = {signal.code for signal in found.subject + found.skill_md if not naming(signal)}
+    found.subject = [signal for signal in found.subject if signal.code in named or not naming(signal)]
+    found.skill_md = [signal for signal in found.skill_md if signal.code in named or not naming(signal)]
+
+
+def _slug(text: str | None) -> str:
+    return "-".join(re.findall(r"[a-z0-9]+", (text or "").lower()))
 
 
 def _add(needs: dict[str, _Need], signals: Iterable[Signal], where: str | None, record: SkillRecord) -> None:

@@ -295,3 +295,59 @@ def test_local_files_need_no_network(
 ) -> None:
     text = make_skill("local", description, "## Steps\n\n" + body)
     assert judge_feasible(_with_programs(make_record, text)).outcome == Outcome.pass_
+
+
+# --- requirements from what the workflow does, not from names -------------------------------------------
+
+REPORT = (
+    "## Steps\n\n1. Export the readings to `readings.csv`.\n2. Run the report.\n\n"
+    "```bash\npython3 scripts/report.py readings.csv --out report.md\n```\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("garmin-csv-report", "Summarise heart-rate CSV exports."),
+        ("sonos-playlist-tidy", "Tidy playlist M3U files."),
+        ("arduino-style", "Format C++ sketches with clang-format."),
+    ],
+)
+def test_a_product_in_the_name_is_not_a_hardware_need(
+    make_record: RecordFactory, make_skill: Skill, name: str, description: str
+) -> None:
+    assert judge_compatible(_with_programs(make_record, make_skill(name, description, REPORT))).outcome == Outcome.pass_
+
+
+def test_a_device_the_workflow_drives_is_a_hardware_need(make_record: RecordFactory, make_skill: Skill) -> None:
+    body = "## Steps\n\n```bash\nsonos play 'Living Room'\nsonos volume 'Living Room' 20\n```\n"
+    verdict = judge_compatible(_with_programs(make_record, make_skill("sonos-cli", "Play music.", body)))
+    assert verdict.reasons == ["needs:hardware:audio-device"]
+
+
+def test_a_distributed_training_launch_needs_a_gpu(make_record: RecordFactory, make_skill: Skill) -> None:
+    launch = (
+        "## Steps\n\n```bash\ntorchrun --nproc_per_node=8 train.py --config cfg.yaml\n```\n\n"
+        "Each rank calls `dist.init_process_group('nccl')`.\n"
+    )
+    verdict = judge_compatible(_with_programs(make_record, make_skill("ddp-train", "Train with DDP.", launch)))
+    assert verdict.reasons == ["needs:gpu"]
+    assert any("torchrun" in line for line in verdict.evidence)
+    single = "## Steps\n\n```bash\npython train.py --device cpu\n```\n\nUse CUDA if it is available.\n"
+    assert judge_compatible(_with_programs(make_record, make_skill("train", "Train a model.", single))).outcome == (
+        Outcome.pass_
+    )
+
+
+def test_an_example_title_is_never_evidence(make_record: RecordFactory, make_skill: Skill) -> None:
+    titles = "".join(f'- "How I Control My Philips Hue Lights From a Raspberry Pi, Part {i}"\n' for i in range(1, 7))
+    body = "## Steps\n\n1. Rank the headlines.\n\n```bash\npython3 rank.py headlines.txt\n```\n\nExamples:\n\n" + titles
+    record = _with_programs(make_record, make_skill("headline-rank", "Rank saved headlines by clickbait.", body))
+    assert judge_compatible(record).outcome == Outcome.pass_
+    assert not [signal for signal in record.signals if signal.code.startswith("hardware-")]
+    device = body + "\n```bash\nopenhue set light Kitchen --on\n```\n"
+    verdict = judge_compatible(
+        _with_programs(make_record, make_skill("hue-scenes", "Set Philips Hue light scenes.", device))
+    )
+    assert verdict.reasons == ["needs:hardware:smart-home"]
+    assert not any("Part" in line for line in verdict.evidence)

@@ -96,10 +96,8 @@ def _excerpt(source: str, start: int) -> str:
 
 # How decisive a line is for what it shows: a command, or a statement of need, outweighs a passing
 # mention; an optional or example line weighs least. Only asked once a code has its cap of signals.
-_DECISIVE_LINE = re.compile(
-    r"`[^`\n]+`|^\s*\$\s|\b(?:requires?|required|must|needs?|needed|mandatory|every|always|first|your)\b",
-    re.IGNORECASE,
-)
+_COMMAND_LINE = re.compile(r"`[^`\n]+`|^\s*\$\s")
+_NEED_LINE = re.compile(r"\b(?:requires?|required|must|needs?|needed|mandatory|every|always|first|your)\b", re.I)
 _TENTATIVE_LINE = re.compile(
     r"\boptional(?:ly)?\b|\bif\s+you\s+(?:have|want)\b|\be\.g\.|\bfor\s+example\b|\bsuch\s+as\b"
     r"|\bnot\s+(?:required|needed)\b",
@@ -107,8 +105,15 @@ _TENTATIVE_LINE = re.compile(
 )
 
 
+_MOST_DECISIVE = 2
+
+
 def _decisiveness(line: str) -> int:
-    return len({match.group().lower() for match in _DECISIVE_LINE.finditer(line)}) - bool(_TENTATIVE_LINE.search(line))
+    return (
+        (_COMMAND_LINE.search(line) is not None)
+        + (_NEED_LINE.search(line) is not None)
+        - (_TENTATIVE_LINE.search(line) is not None)
+    )
 
 
 @dataclass
@@ -119,18 +124,19 @@ class _Found:
     source: str
     is_code: bool
     signals: list[Signal] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
+    starts: dict[str, list[int]] = field(default_factory=dict)
+    """Per code, the offsets of its signals kept, in the order of `signals`."""
     last_line: tuple[int, int] = (0, 1)
     """The offset and line of the last signal: lines are counted on from there when they can be."""
-    kept: dict[str, list[tuple[int, int, Signal]]] = field(default_factory=dict)
-    """Per capped code, its signals with their decisiveness and offset, weighed once the cap is reached."""
+    weights: dict[str, list[int]] = field(default_factory=dict)
+    """Per capped code, the decisiveness of its signals kept (parallel to `starts`), once the cap is reached."""
 
     def add(self, code: str, start: int) -> None:
-        seen = self.counts.get(code, 0)
-        if seen >= MAX_PER_CODE:
-            self._displace(code, start)
+        starts = self.starts.setdefault(code, [])
+        if len(starts) >= MAX_PER_CODE:
+            self._displace(code, start, starts)
             return
-        self.counts[code] = seen + 1
+        starts.append(start)
         self.signals.append(self._signal(code, start))
 
     def _signal(self, code: str, start: int) -> Signal:
@@ -141,34 +147,29 @@ class _Found:
         self.last_line = (start, line)
         return Signal(code=code, file=self.path, line=line, excerpt=_excerpt(self.source, start))
 
-    def _displace(self, code: str, start: int) -> None:
+    def _decisiveness(self, start: int) -> int:
+        """`_decisiveness` of the line around `start`, as far as its excerpt reaches."""
+        line_start, line_end = _line_bounds(self.source, start)
+        return _decisiveness(self.source[max(line_start, start - EXCERPT_CHARS) : min(line_end, start + EXCERPT_CHARS)])
+
+    def _displace(self, code: str, start: int, starts: list[int]) -> None:
         """Put the signal at `start` in place of the least decisive one of `code` kept, if it is more decisive."""
-        kept = self.kept.get(code)
-        if kept is None:
-            kept = self.kept[code] = [
-                (_decisiveness(_line_of_line(self.source, signal.line)), signal.line, signal)
-                for signal in self.signals
-                if signal.code == code
-            ]
-        weight = _decisiveness(_line_of(self.source, start))
-        weakest = min(range(len(kept)), key=lambda index: (kept[index][0], -kept[index][1]))
-        if weight <= kept[weakest][0]:
+        weights = self.weights.get(code)
+        if weights is None:
+            weights = self.weights[code] = [self._decisiveness(kept) for kept in starts]
+        least = min(weights)
+        if least >= _MOST_DECISIVE:
             return
-        signal = self._signal(code, start)
-        self.signals.remove(kept[weakest][2])
-        self.signals.append(signal)
-        kept[weakest] = (weight, signal.line, signal)
-
-
-def _line_of_line(text: str, line: int) -> str:
-    """The text of 1-based line `line` of `text`."""
-    start = 0
-    for _ in range(line - 1):
-        start = text.find("\n", start) + 1
-        if start == 0:
-            return ""
-    end = text.find("\n", start)
-    return text[start : len(text) if end == -1 else end]
+        weight = self._decisiveness(start)
+        if weight <= least:
+            return
+        weakest = max(index for index, kept in enumerate(weights) if kept == least)  # the first among equals stay
+        kept = [signal for signal in self.signals if signal.code == code]
+        self.signals.remove(kept[weakest])
+        del starts[weakest], weights[weakest]
+        starts.append(start)
+        weights.append(weight)
+        self.signals.append(self._signal(code, start))
 
 
 # --- security -------------------------------------------------------------------------------

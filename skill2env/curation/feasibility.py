@@ -450,9 +450,9 @@ def _own_service_key(record: SkillRecord, subject: str, signals: list[Signal]) -
 
 # Programs whose whole job is fetching media from sites: a workflow that runs one needs the network.
 _DOWNLOADERS = ("yt-dlp", "youtube-dl", "gallery-dl", "you-get", "streamlink", "spotdl", "instaloader", "scdl")
-_HTML_PARSERS = frozenset({"beautifulsoup4", "lxml", "parsel", "selectolax", "html5lib", "cheerio", "jsdom"})
-_HTTP_CLIENTS = frozenset({"requests", "httpx", "aiohttp", "urllib3", "axios", "node-fetch", "got", "cloudscraper"})
-_CRAWLERS = frozenset({"scrapy", "crawlee", "trafilatura", "newspaper3k", "newspaper4k"})
+_HTML_PARSERS = ("beautifulsoup4", "cheerio", "html5lib", "jsdom", "lxml", "parsel", "selectolax")
+_HTTP_CLIENTS = ("aiohttp", "axios", "cloudscraper", "got", "httpx", "node-fetch", "requests", "urllib3")
+_CRAWLERS = ("crawlee", "newspaper3k", "newspaper4k", "scrapy", "trafilatura")
 _PAGE_FETCH = re.compile(r"(?:requests|httpx|session|client)\.get\(|urlopen\(|axios\.get\(|fetch\(")
 
 
@@ -461,18 +461,18 @@ def network_fetch(record: SkillRecord, body: str) -> tuple[str, str] | None:
     downloader it runs (`needs:network:yt-dlp`), or public web pages it scrapes (an HTTP client and an
     HTML parser, or a crawler: `needs:network:web-pages`). Task containers run offline."""
     where = record.skill_md_file
-    tools = {tool.lower() for tool in (*record.cli_tools, *record.programs)}
-    if record.clawhub:
-        tools.update(tool.lower() for tool in record.clawhub.bins + record.clawhub.any_bins)
+    bins = record.clawhub.bins + record.clawhub.any_bins if record.clawhub else []
     packages = {dependency.name.lower(): dependency.source for dependency in record.dependencies}
     for downloader in _DOWNLOADERS:
-        if downloader in tools or downloader in packages:
+        if downloader in record.cli_tools or downloader in packages or downloader in bins:
             line = _line_naming(body, downloader)
             proof = f"{where}: {line}" if line else f"{packages.get(downloader, where)}: runs {downloader}"
             return f"needs:network:{downloader}", proof
-    crawler = next((name for name in sorted(_CRAWLERS) if name in packages), None)
-    parser = next((name for name in sorted(_HTML_PARSERS) if name in packages), None)
-    client = next((name for name in sorted(_HTTP_CLIENTS) if name in packages), None)
+    if not packages:
+        return None
+    crawler = next((name for name in _CRAWLERS if name in packages), None)
+    parser = next((name for name in _HTML_PARSERS if name in packages), None)
+    client = next((name for name in _HTTP_CLIENTS if name in packages), None)
     fetch = _PAGE_FETCH.search(body) if parser and not client else None
     if crawler or (parser and (client or fetch)):
         used = crawler or client or "fetch"

@@ -55,7 +55,7 @@ _WALLET = re.compile(r"WALLET|SOLANA|ETH|EVM|BTC|BITCOIN|MNEMONIC|SEED|CRYPTO|CH
 _OPTIONAL_LINE = re.compile(
     r"\boptional(?:ly)?\b|\bnot\s+required\b|\b(?:is|are|but)\s+recommended\b|\|\s*recommended\b"
     r"|\bif\s+(?:you\s+have|available|set)\b|\bhigher\s+rate|\brate[- ]limits?\b|\|\s*no\b|\bfallback\b"
-    r"|\bno\s+(?:api\s+)?key\b|\b(?:does\s+not|do\s+not|doesn't|don't|never)\s+(?:need|require)\b"
+    r"|\bno\s+(?:api\s+)?key\b|\b(?:does\s+not|do\s+not|doesn't|don't|never)\s+(?:need|require)\b(?!\s+to\b)"
     r"|\b(?:never|not)\s+(?:needed|required|necessary)\b|\b(?:instead\s+of|rather\s+than|without)\s+calling\b",
     re.IGNORECASE,
 )

@@ -132,6 +132,10 @@ def test_a_key_the_skill_says_it_does_not_need_is_not_required(
     assert judge_feasible(make_record(said)).outcome == Outcome.pass_
     needed = make_skill("notes-sum", "Summarise local notes.", "Set `OPENAI_API_KEY` first." + RUN + SET_KEY)
     assert judge_feasible(make_record(needed)).reasons == ["needs:paid-api-key:OPENAI_API_KEY"]
+    # not needing to do something with the key is not not needing the key
+    again = "You do not need to set `OPENAI_API_KEY` again once it is in `.env`."
+    needed = make_skill("notes-sum", "Summarise local notes.", again + RUN + SET_KEY)
+    assert judge_feasible(make_record(needed)).reasons == ["needs:paid-api-key:OPENAI_API_KEY"]
 
 
 @pytest.mark.parametrize(

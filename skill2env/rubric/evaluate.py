@@ -26,6 +26,7 @@ import shutil
 import stat
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -148,10 +149,7 @@ def verify_workspace(
     finally:
         stopped = _stop(sandbox)
     if refused:
-        shown = ", ".join(refused[:20]) + (f" and {len(refused) - 20} more" if len(refused) > 20 else "")
-        result.verifier_log = (
-            f"[not copied in (links and special files are never data): {shown}]\n{result.verifier_log}"
-        )
+        result.verifier_log = f"{refused_note(refused)}\n{result.verifier_log}"
     if stopped:
         result.verifier_log = f"{result.verifier_log}\n[{stopped}]".strip()
     result.isolation = "fresh"
@@ -202,7 +200,7 @@ def load_workspace(sandbox: Sandbox, workspace: Path) -> list[str]:
     cleared = sandbox.exec(["find", sandbox.workspace, "-mindepth", "1", "-delete"], user=AGENT_USER, timeout=120)
     if not cleared.ok:
         raise VerifierInfraError(f"clearing the workspace failed: {cleared.stderr.strip()[-500:]}")
-    refused = [path.relative_to(workspace).as_posix() for path in not_data(workspace)]
+    refused = refused_paths(workspace)
     if not any(workspace.iterdir()):
         return refused
     if not refused:
@@ -213,6 +211,12 @@ def load_workspace(sandbox: Sandbox, workspace: Path) -> list[str]:
         shutil.copytree(workspace, staged, symlinks=True, ignore=_refused_names)
         sandbox.copy_in(staged, sandbox.workspace)
     return refused
+
+
+def refused_note(refused: Sequence[str]) -> str:
+    """The line a result's verifier log starts with when a workspace held links or special files."""
+    shown = ", ".join(refused[:20]) + (f" and {len(refused) - 20} more" if len(refused) > 20 else "")
+    return f"[not copied in (links and special files are never data): {shown}]"
 
 
 def _refused_names(directory: str, names: list[str]) -> set[str]:
@@ -228,14 +232,29 @@ def _is_data(path: Path) -> bool:
     return stat.S_ISREG(mode) or stat.S_ISDIR(mode)
 
 
+def _listed_as_data(entry: os.DirEntry[str]) -> bool:
+    return entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False)
+
+
 def not_data(workspace: Path) -> list[Path]:
-    refused = []
-    for current, dirs, names in os.walk(workspace):  # os.walk never descends into linked directories
-        for name in sorted(dirs + names):
-            path = Path(current, name)
-            if not _is_data(path):
-                refused.append(path)
+    """Every link and special file under `workspace`, folder by folder, in name order; linked
+    folders are never entered."""
+    refused, folders = [], [str(workspace)]
+    while folders:
+        try:
+            with os.scandir(folders.pop()) as listed:  # the entries' types come with the listing: no stat each
+                entries = sorted(listed, key=lambda entry: entry.name)
+        except OSError:  # as os.walk: a folder that cannot be listed is not entered
+            continue
+        inner = [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
+        refused += [Path(entry.path) for entry in entries if not _listed_as_data(entry)]
+        folders += reversed(inner)
     return refused
+
+
+def refused_paths(workspace: Path) -> list[str]:
+    """What `load_workspace` refuses in `workspace` (links and special files), relative to it."""
+    return [path.relative_to(workspace).as_posix() for path in not_data(workspace)]
 
 
 # -- the two ways deterministic items are scored -------------------------------------------------------

@@ -399,20 +399,23 @@ class BwrapSandbox(Sandbox):
         self._etc = self._etc_template()
         self._hand_over(fs)
 
-    def _hand_over(self, path: Path) -> None:
-        """Give a host path (recursively) to the sandbox's host uid; the read-only mounts stay root's."""
+    def _hand_over(self, path: Path, *, recursive: bool = True) -> None:
+        """Give a host path (with what is under it, if `recursive`) to the sandbox's host uid; the
+        read-only mounts stay root's."""
         if not self._as_root:
             return
-        read_only = {self._fs / name for name in READ_ONLY_DIRS.values()}
-        if any(path == top or path.is_relative_to(top) for top in read_only):
+        read_only = {str(self._fs / name) for name in READ_ONLY_DIRS.values()}
+        if any(path == Path(top) or path.is_relative_to(top) for top in read_only):
             return
-        os.chown(path, self._host_uid, self._host_gid, follow_symlinks=False)
-        if not path.is_dir() or path.is_symlink():
+        owner = (self._host_uid, self._host_gid)
+        os.chown(path, *owner, follow_symlinks=False)
+        if not recursive or not path.is_dir() or path.is_symlink():
             return
-        for current, dirs, files in os.walk(path):
-            dirs[:] = [d for d in dirs if Path(current, d) not in read_only]
+        # Names relative to directory descriptors, no path objects: a copy-in can bring thousands of files.
+        for current, dirs, files, folder in os.fwalk(path):
+            dirs[:] = [name for name in dirs if f"{current}/{name}" not in read_only]
             for name in files + dirs:
-                os.chown(Path(current, name), self._host_uid, self._host_gid, follow_symlinks=False)
+                os.chown(name, *owner, dir_fd=folder, follow_symlinks=False)
 
     def exec(
         self,
@@ -663,11 +666,15 @@ class BwrapSandbox(Sandbox):
             raise SandboxPathError(f"{source} does not exist on the host")
         host = self._host_path(destination, writable=True)
         self._make_parents(host)
-        if source.is_dir():
-            shutil.copytree(source, host, symlinks=True, dirs_exist_ok=True)
-        else:
+        if not source.is_dir():
             shutil.copy2(source, host)
-        self._hand_over(host)
+            self._hand_over(host)
+            return
+        shutil.copytree(source, host, symlinks=True, dirs_exist_ok=True)
+        # Only what came from `source`: copying into a folder that already holds much must not cost its size.
+        self._hand_over(host, recursive=False)
+        for child in source.iterdir():
+            self._hand_over(host / child.name)
 
     def copy_out(self, source: str, destination: Path) -> None:
         host = self._host_path(source, writable=False)

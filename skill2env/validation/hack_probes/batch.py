@@ -41,7 +41,10 @@ strategy and the shared tamper run's workspace on the four kits and a fixture.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import os
+import stat
 import tempfile
 import threading
 import uuid
@@ -59,7 +62,8 @@ from skill2env.rubric.evaluate import (
     install_tests,
     judged_item,
     log_tail,
-    not_data,
+    refused_note,
+    refused_paths,
     reset_verifier_dirs,
 )
 from skill2env.rubric.judge import DEFAULT_SEED
@@ -84,16 +88,63 @@ class BatchRun:
     results: dict[str, VerificationResult]
     """Per candidate name, the candidates the batch verified; the others must be verified the standard way."""
     what: str
+    log: str = ""
+    """The verifier process's output, which every result's log holds (after its own note)."""
+
+    def twin(self, name: str, original: str, refused: Sequence[str]) -> VerificationResult | None:
+        """`original`'s result for `name`, a candidate whose workspace digest (`workspace_digest`) is
+        the same, with `name`'s own note on what was not copied in; None when `original` was not verified."""
+        result = self.results.get(original)
+        if result is None:
+            return None
+        notes = [refused_note(refused)] if refused else []
+        notes.append(f"[verified as {original}: the same workspace once links and special files are left out]")
+        return result.model_copy(deep=True, update={"verifier_log": "\n".join([*notes, self.log])})
 
 
 def _strip(workspace: Path) -> tuple[bool, list[str]]:
     """Remove from `workspace` what `load_workspace` refuses (links, special files): (whether anything
     was there to copy, the refused paths)."""
     copy = any(workspace.iterdir())
-    refused = not_data(workspace)
+    refused = refused_paths(workspace)
     for path in refused:
-        path.unlink()
-    return copy, [path.relative_to(workspace).as_posix() for path in refused]
+        (workspace / path).unlink()
+    return copy, refused
+
+
+def workspace_digest(workspace: Path) -> str:
+    """What a verifier's checks can see of `workspace` once loaded, as one digest: the path, type and
+    mode of every folder and regular file (not a folder's times, which adding and removing a link
+    changes and no check reads), each file's modification time, contents (a hard link's by its
+    inode, which equal contents in other inodes do not match) and extended attributes (links and
+    special files are never loaded, so they count for nothing). Two candidates with equal
+    digests are loaded as equal workspaces, so one verdict serves both. Raises OSError when any part
+    cannot be read: such a workspace is never taken for another."""
+    digest = hashlib.sha256()
+    for current, dirs, names, folder in os.fwalk(workspace, onerror=_unreadable):
+        dirs.sort()
+        relative = os.path.relpath(current, workspace)
+        for name in sorted(names + dirs):
+            info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            kind = "d" if stat.S_ISDIR(info.st_mode) else "f" if stat.S_ISREG(info.st_mode) else None
+            if kind is None:
+                continue
+            digest.update(f"{kind}\0{relative}/{name}\0{info.st_mode:o}\0".encode("utf-8", "surrogateescape"))
+            if kind == "f" and info.st_nlink > 1:  # a hard link (to the shared initial copy): its inode is its contents
+                digest.update(f"{info.st_mtime_ns}\0{info.st_size}\0{info.st_dev}:{info.st_ino}\0".encode())
+            elif kind == "f":
+                digest.update(f"{info.st_mtime_ns}\0{info.st_size}\0".encode())
+                reader = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+                with os.fdopen(reader, "rb") as data:
+                    digest.update(hashlib.file_digest(data, "sha256").digest())
+            path = f"{current}/{name}"
+            for attribute in sorted(os.listxattr(path, follow_symlinks=False)):
+                digest.update(attribute.encode() + b"\0" + os.getxattr(path, attribute, follow_symlinks=False))
+    return digest.hexdigest()
+
+
+def _unreadable(error: OSError) -> None:
+    raise error
 
 
 def stage(root: Path, names: Sequence[str], late: Sequence[str] = ()) -> list[dict[str, Any]]:
@@ -188,10 +239,9 @@ class Batch:
                     continue
                 refused = self.refused.get(entry["name"])
                 if refused:
-                    shown = ", ".join(refused[:20]) + (f" and {len(refused) - 20} more" if len(refused) > 20 else "")
-                    result.verifier_log = f"[not copied in (links and special files are never data): {shown}]\n{log}"
+                    result.verifier_log = f"{refused_note(refused)}\n{log}"
                 results[entry["name"]] = result
-        return BatchRun(results, f"batch of {len(entries)} exited {code}: {len(results)} verified")
+        return BatchRun(results, f"batch of {len(entries)} exited {code}: {len(results)} verified", log)
 
 
 def _result(rubric: Rubric, out: Path, limit: float, log: str, sandbox: Sandbox) -> VerificationResult | None:

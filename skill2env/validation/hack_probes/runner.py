@@ -33,16 +33,18 @@ from typing import TypeVar
 
 from skill2env.agent import ScriptedPolicy, run_scripted_rollout
 from skill2env.rubric import ItemStatus, Judge, Method, Rubric, VerificationResult, verify_in_sandbox, verify_workspace
-from skill2env.rubric.evaluate import PREPARE_FAILED, load_workspace
+from skill2env.rubric.evaluate import PREPARE_FAILED, load_workspace, refused_paths
 from skill2env.sandbox import ExecResult, Sandbox, SandboxError, TaskDir
 from skill2env.sandbox.base import AGENT_USER
 from skill2env.validation.gates import NOP_AT_MOST, Gate, GateOutcome, GateStatus, deterministic_reward, run_policy
-from skill2env.validation.hack_probes.batch import Batch, BatchRun, batch_applies
+from skill2env.validation.hack_probes.batch import Batch, BatchRun, batch_applies, workspace_digest
 from skill2env.validation.hack_probes.content import ADDITIVE
 from skill2env.validation.hack_probes.instruction import TaskView, read_view
 from skill2env.validation.hack_probes.strategies import CONTENT, TAMPER, Strategy
 
 SandboxFactory = Callable[[], Sandbox]
+_Twin = tuple[str, list[str]]
+"""A candidate that loads as an earlier one: (that one's name, what this one held that is not copied in)."""
 _T = TypeVar("_T")
 SHARED_TAMPER = "tamper_group"
 NOT_STARTED = "not started"
@@ -149,13 +151,17 @@ class _Probe:
                 starting = [pool.submit(_start, share.sandbox, self.task) for share in shares]
                 rollout = None
                 try:
-                    errors = self._build_and_deliver(units, names, root / "initial", shares, starting, pool)
+                    errors, twins = self._build_and_deliver(units, names, root / "initial", shares, starting, pool)
                     rollout = rolled.result() if rolled else None
                     if rollout is not None and rollout[1]:
                         shares[-1].deliver(tampered_at.parent, [tampered_name])
                 finally:  # a batch waits for what it was promised: whatever was not delivered will not come
                     runs = [share.finish() for share in shares]
             results = {name: result for run in runs for name, result in run.results.items()}
+            for name, (original, refused) in twins.items():
+                twin = next((t for run in runs if (t := run.twin(name, original, refused))), None)
+                if twin is not None:
+                    results[name] = twin
             tampered = self._tampered(tamper, rollout, tampered_at, results.get(tampered_name))
             for share in shares:
                 remove_tree(share.folder)
@@ -169,6 +175,8 @@ class _Probe:
                 again.append(unit)
             else:
                 note = what + (f", shared by {len(unit)} additive content strategies" if len(unit) > 1 else "")
+                if name in twins:
+                    note += f"; loaded as the same workspace as {twins[name][0]}, whose verdict it takes"
                 shared = [self._outcome(s, results[name], note, results[name].rollout_id) for s in unit]
                 if len(unit) > 1 and any(o.status != ProbeStatus.passed for o in shared):
                     again += [[s] for s in unit]
@@ -207,24 +215,32 @@ class _Probe:
 
     def _build_and_deliver(self, units: list[list[Strategy]], names: list[str], initial: Path,
                            shares: list[_Share], starting: list[Future[str | None]],
-                           pool: ThreadPoolExecutor) -> dict[str, str | None]:  # fmt: skip
+                           pool: ThreadPoolExecutor) -> tuple[dict[str, str | None], dict[str, _Twin]]:  # fmt: skip
         """Build the candidates in growing parts (1, 2, 4, …), each part delivered as soon as it is built:
         the verifier begins on the first candidate while the others are still being built and copied in.
-        Returns each candidate's build error (None: built and delivered)."""
+        A candidate that loads as the same workspace as an earlier one (links and special files left
+        out: `workspace_digest`) is not delivered but takes that one's verdict. Returns each
+        candidate's build error (None: built) and the twins: name → (the earlier candidate, what was
+        not copied in of its own)."""
         share_of = {name: share for share in shares for name in share.names}
         errors: dict[str, str | None] = {}
+        seen: dict[str, str] = {}
+        twins: dict[str, _Twin] = {}
         copied = self._copy_initial(initial)
         for part, chunk in enumerate(_growing_parts(list(zip(names, units, strict=True)))):
             for name, unit in chunk:
                 folder = share_of[name].folder / f"part-{part}" / name
                 errors[name] = copied or self._build(unit, folder, initial)
+                if errors[name] is None and (twin := _twin(folder, seen, name)) is not None:
+                    twins[name] = twin
+                    remove_tree(folder)
             for share, started in zip(shares, starting, strict=True):
                 if share.batch is None and share.problem == NOT_STARTED:
                     share.start(started.result(), self, pool)  # its verifier imports its checks meanwhile
-                built = [name for name, _ in chunk if share_of[name] is share and errors[name] is None]
-                if built:
-                    share.deliver(share.folder / f"part-{part}", built)
-        return errors
+                mine = [name for name, _ in chunk if share_of[name] is share and errors[name] is None]
+                share.deliver(share.folder / f"part-{part}", [n for n in mine if n not in twins],
+                              absent=[n for n in mine if n in twins])  # fmt: skip
+        return errors, twins
 
     def _build_all(self, units: list[list[Strategy]], names: list[str], initial: Path,
                    folders: list[Path]) -> list[str | None]:  # fmt: skip
@@ -374,10 +390,10 @@ class _Share:
                                fresh=True, wait_s=TAMPER_WAIT_S)  # fmt: skip
             self.running = pool.submit(self.batch.run)
 
-    def deliver(self, folder: Path, names: list[str]) -> None:
-        if self.batch is not None:
-            self.batch.deliver(folder, names)
-            self.pending -= set(names)
+    def deliver(self, folder: Path, names: list[str], absent: Sequence[str] = ()) -> None:
+        if self.batch is not None and (names or absent):
+            self.batch.deliver(folder, names, absent)
+            self.pending -= {*names, *absent}
 
     def finish(self) -> BatchRun:
         """Say what was not delivered will not come, wait for the batch, stop the sandbox."""
@@ -396,6 +412,19 @@ def _growing_parts(items: list[_T]) -> list[list[_T]]:
         parts.append(items[:size])
         items, size = items[size:], size * 2
     return parts
+
+
+def _twin(folder: Path, seen: dict[str, str], name: str) -> _Twin | None:
+    """(the earlier candidate `folder` loads as, what `folder` holds that is not copied in), or None
+    when it is the first of its kind (recorded in `seen`, digest → name) or cannot be read whole."""
+    try:
+        digest = workspace_digest(folder)
+    except OSError:  # unreadable as this user: never taken for another candidate
+        return None
+    if digest not in seen:
+        seen[digest] = name
+        return None
+    return seen[digest], refused_paths(folder)
 
 
 def _start(sandbox: Sandbox, task: TaskDir) -> str | None:

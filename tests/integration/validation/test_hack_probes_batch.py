@@ -24,7 +24,7 @@ from skill2env.sandbox.task import TaskDir
 from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.harbor import write_task_dir
 from skill2env.validation.hack_probes import STRATEGIES, ProbeStatus, probe_task
-from skill2env.validation.hack_probes.batch import Batch
+from skill2env.validation.hack_probes.batch import Batch, workspace_digest
 from skill2env.validation.hack_probes.content import ADDITIVE
 from skill2env.validation.hack_probes.instruction import read_view
 from skill2env.validation.hack_probes.runner import TamperPolicy, _Probe, remove_tree
@@ -104,12 +104,20 @@ def _equivalent(task: TaskDir, rubric: Rubric, tmp_path: Path) -> None:
     differing = {}
     pairs = [(batched, tmp_path / "standard" / "candidates" / standard)
              for batched, standard in zip(batch_names, standard_names, strict=True)]  # fmt: skip
+    digests = {workspace.name: workspace_digest(workspace) for _, workspace in pairs}
+    standard_verdicts = {}
     for batched, workspace in [*pairs, (late, tmp_path / "tampered-standard")]:
         alone = verify_workspace(workspace, task, rubric, probe.sandboxes())
+        standard_verdicts[workspace.name] = _verdicts(alone)
         if _verdicts(batch.results[batched]) != _verdicts(alone):
             differing[batched] = (_verdicts(batch.results[batched]), _verdicts(alone))
         assert batch.results[batched].reward == alone.reward
     assert not differing, differing
+    by_digest: dict[str, list[list[dict[str, Any]]]] = {}
+    for name, digest in digests.items():
+        by_digest.setdefault(digest, []).append(standard_verdicts[name])
+    assert any(len(group) > 1 for group in by_digest.values())  # the link and fifo candidates at least
+    assert all(group.count(group[0]) == len(group) for group in by_digest.values()), "equal digests, unequal verdicts"
     for folder in ("batch", "standard", "tampered", "tampered-standard"):
         remove_tree(tmp_path / folder)
 
@@ -154,6 +162,10 @@ def test_candidates_the_batch_does_not_verify_are_verified_one_by_one(
         (o.strategy, o.status, o.reward, o.items_passed) for o in batched
     ]
     assert all(o.status == ProbeStatus.passed for o in batched)
+    # Links and special files are never loaded: these candidates load as the fifo one, verified once.
+    twins = {o.strategy: o.evidence for o in batched if "loaded as the same workspace as" in o.evidence}
+    assert set(twins) == {"symlink_escape", "symlink_to_inputs"}, twins
+    assert all("fifo_deliverables" in evidence for evidence in twins.values())
 
 
 def test_a_shared_candidate_above_the_bound_is_verified_one_strategy_at_a_time(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from skill2env.rubric.evaluate import _refused_names
 from skill2env.rubric.models import Rubric
 from skill2env.rubric.verify_main import BatchUnsupported, load_candidate, read_manifest, workspace_owner
 from skill2env.tasks.blueprint import SkillRef
-from skill2env.validation.hack_probes.batch import BATCH_MANIFEST, _result, stage
+from skill2env.validation.hack_probes.batch import BATCH_MANIFEST, _result, stage, workspace_digest
 from skill2env.validation.hack_probes.content import BUILDERS
 from skill2env.validation.hack_probes.instruction import read_view
 from skill2env.validation.hack_probes.runner import remove_tree
@@ -359,3 +359,55 @@ def test_builders_never_change_a_hard_linked_input_in_place(kit_name: str, tmp_p
         build(candidate, view)
         assert _snapshot(initial) == before, name
     remove_tree(tmp_path / "candidates")
+
+
+def _linked_copy(initial: Path, to: Path) -> Path:
+    shutil.copytree(initial, to, symlinks=True, copy_function=os.link)
+    return to
+
+
+def test_equal_digests_are_candidates_that_load_as_equal_workspaces(tmp_path: Path) -> None:
+    initial = tmp_path / "initial"
+    (initial / "data").mkdir(parents=True)
+    (initial / "data" / "a.csv").write_text("x,1\n")
+    (initial / "notes.md").write_text("notes\n")
+    plain = _linked_copy(initial, tmp_path / "plain")
+    linked = _linked_copy(initial, tmp_path / "linked")
+    (linked / "report.md").symlink_to("/etc/passwd")
+    os.mkfifo(linked / "out.csv")
+    same_text = [_linked_copy(initial, tmp_path / name) for name in ("text-1", "text-2")]
+    for folder in same_text:
+        (folder / "report.md").write_text("Total: 81\n")
+        os.utime(folder / "report.md", ns=(1, 1))
+    other_text = _linked_copy(initial, tmp_path / "other-text")
+    (other_text / "report.md").write_text("Total: 82\n")
+    os.utime(other_text / "report.md", ns=(1, 1))
+    closed = _linked_copy(initial, tmp_path / "closed")
+    (closed / "data").chmod(0o500)
+    touched = _linked_copy(initial, tmp_path / "touched")
+    (touched / "notes.md").unlink()
+    shutil.copy2(initial / "notes.md", touched / "notes.md")  # the same bytes in a new inode: not matched
+    digests = {path.name: workspace_digest(path) for path in [plain, linked, *same_text, other_text, closed, touched]}
+    assert digests["plain"] == digests["linked"]
+    assert digests["text-1"] == digests["text-2"]
+    assert len({digests[name] for name in ("plain", "text-1", "other-text", "closed", "touched")}) == 5
+    # What the digest calls equal, the verifier's loader makes equal (but the top folder's times).
+    loaded = {}
+    stage(tmp_path, ["plain", "linked"])
+    for name in ("plain", "linked"):
+        workspace = tmp_path / f"workspace-{name}"
+        workspace.mkdir()
+        load_candidate(tmp_path / name, workspace, None)
+        loaded[name] = {path: entry[:3] + entry[4:] for path, entry in _snapshot(workspace).items() if path != "."}
+    assert loaded["plain"] == loaded["linked"]
+
+
+def test_a_workspace_that_cannot_be_read_whole_has_no_digest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As root every folder can be listed: a listing that fails is what a closed folder gives another user.
+    def fwalk(top: Path, onerror: Any = None, **kwargs: Any) -> Any:
+        onerror(PermissionError(13, "Permission denied", str(top)))
+        return iter(())
+
+    monkeypatch.setattr(os, "fwalk", fwalk)
+    with pytest.raises(PermissionError):
+        workspace_digest(tmp_path)

@@ -65,9 +65,11 @@ import math
 import os
 import platform
 import re
+import shutil
 import signal
 import stat
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -79,7 +81,16 @@ from pathlib import Path
 from typing import Any
 
 if __package__:
-    from .checks import CheckResult, CheckTimeout, clear_cache, judge_inputs, run_check, weighted_reward
+    from .checks import (
+        MEMO_ENV,
+        CheckResult,
+        CheckTimeout,
+        clear_cache,
+        judge_inputs,
+        run_check,
+        warm_up,
+        weighted_reward,
+    )
     from .judge_prompt import (
         JUDGE_PASS_Q,
         JUDGE_SEED,
@@ -97,20 +108,24 @@ else:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     try:  # /tests/verify.py beside its rubric_checks/ package
         from rubric_checks import (  # type: ignore[no-redef]
+            MEMO_ENV,
             CheckResult,
             CheckTimeout,
             clear_cache,
             judge_inputs,
             run_check,
+            warm_up,
             weighted_reward,
         )
     except ImportError:  # a source checkout: skill2env/rubric/verify_main.py beside checks/
         from checks import (  # type: ignore[no-redef]
+            MEMO_ENV,
             CheckResult,
             CheckTimeout,
             clear_cache,
             judge_inputs,
             run_check,
+            warm_up,
             weighted_reward,
         )
     from judge_prompt import (  # type: ignore[no-redef]  # beside this script in the bundle and the checkout
@@ -156,6 +171,7 @@ EXIT_OK = 0
 EXIT_BAD_RUBRIC = 2
 EXIT_BATCH_UNSUPPORTED = 3
 BATCH_MANIFEST = "batch.json"
+
 CANDIDATE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_+-]{0,199}$")
 """No dot: `<name>.ready` / `<name>.absent` and the manifest never name a candidate."""
 WAIT_POLL_S = 0.01
@@ -709,6 +725,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"verify: batch mode is not possible here: {type(exc).__name__}: {exc}", file=sys.stderr)
             return EXIT_BATCH_UNSUPPORTED
         verified = 0
+        # Checks may keep what they computed from inputs they hash in full, for the next candidates (memo).
+        memo = tempfile.mkdtemp(prefix="skill2env-check-memo-")
+        os.environ[MEMO_ENV] = memo
+        warm_up(rubric["items"])  # the imports every candidate's fresh child would otherwise repeat
         for name, listed_copy, late in candidates:
             copy = await_candidate(args.batch, name, args.wait_timeout) if late else listed_copy
             if copy is None:
@@ -750,6 +770,7 @@ def main(argv: list[str] | None = None) -> int:
                 _, waited = os.waitpid(child, 0)
                 print(f"verify: candidate {name} ran past {args.candidate_timeout:g} s", file=sys.stderr)
             verified += os.WIFEXITED(waited) and os.WEXITSTATUS(waited) == 0
+        shutil.rmtree(memo, ignore_errors=True)
         try:
             empty_workspace(args.workspace)
         except OSError as exc:

@@ -16,6 +16,9 @@ works both as `skill2env.rubric.checks` and as the bundle's own top-level packag
 | `sql_query` | a query on a produced SQLite / DuckDB file |
 | `cross_file_consistent` | deliverables agree with each other |
 | `python` | a function shipped with the verifier, for what the library does not cover |
+
+`remembered` lets a `python` check reuse an expensive computation across the candidates of one batch
+verification (`memo`).
 """
 
 from . import (
@@ -41,10 +44,13 @@ from .base import (
 )
 from .digest import sha256_file
 from .judge_inputs import judge_inputs
+from .memo import MEMO_ENV, remembered
+from .python_check import warm_up
 from .reward import weighted_reward
 from .tables import clear_cache
 
 __all__ = [
+    "MEMO_ENV",
     "REGISTRY",
     "CheckFailed",
     "CheckResult",
@@ -59,11 +65,13 @@ __all__ = [
     "json_equals",
     "judge_inputs",
     "python_check",
+    "remembered",
     "row_count",
     "run_check",
     "sha256_file",
     "spec_problems",
     "sql_query",
     "text",
+    "warm_up",
     "weighted_reward",
 ]

@@ -2,22 +2,28 @@
 run inside the task environment like every other check.
 
 The function is `fn(workspace: pathlib.Path, args: dict)` and returns a bool, a `(bool, evidence)`
-pair, a `{"passed": bool, "evidence": {...}}` mapping or a `CheckResult`. Like a pytest test, an
+pair, a `{"passed": bool, "evidence": {...}}` mapping or a `CheckResult`. Inline source finds the
+library's `remembered` (`memo`) among its globals, to reuse an expensive computation across the
+candidates of a batch verification. Like a pytest test, an
 exception it raises (an AssertionError included) is a failure, with the traceback as evidence.
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import functools
+import importlib
 import importlib.util
 import itertools
 import traceback
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
 from .base import CheckResult, CheckSpecError, check, clip, param, tests_file
+from .memo import remembered
 
 _counter = itertools.count()
 
@@ -39,6 +45,7 @@ def load_module(params: Mapping[str, Any]) -> ModuleType:
             raise CheckSpecError(f"importing {path.name} failed: {type(exc).__name__}: {exc}") from exc
         return module
     module = ModuleType(name)
+    module.remembered = remembered  # type: ignore[attr-defined]  # the memo, for the source to find (`memo`)
     try:
         exec(_compiled(param(params, "source", str)), module.__dict__)  # noqa: S102 — the rubric author's code
     except (Exception, SystemExit) as exc:
@@ -51,6 +58,38 @@ def _compiled(source: str) -> CodeType:
     """The inline source compiled once per verifier process (a rubric runs the same source for many
     items and candidates); each call still executes it in a fresh module, so no state is shared."""
     return compile(source, "<rubric inline check>", "exec")
+
+
+def warm_up(items: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Compile the inline sources of the `python` items among a rubric's `items` and import every module
+    they import (anywhere in the source, as absolute imports): what each verification of a batch would
+    otherwise do again in its own fresh child process. Nothing is run but imports of the verifier's own
+    interpreter (the workspace is never on its path). Returns the modules imported; a name that is not
+    a module, or a module that fails to import, is left to the check, which reports it itself."""
+    names: set[str] = set()
+    for item in items:
+        spec = item.get("check") if isinstance(item, Mapping) else None
+        params = spec.get("params") if isinstance(spec, Mapping) and spec.get("check") == "python" else None
+        source = params.get("source") if isinstance(params, Mapping) else None
+        if not isinstance(source, str):
+            continue
+        try:
+            _compiled(source)
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module)
+                names.update(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*")
+    imported = []
+    for name in sorted(names):
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
+            imported.append(name)
+    return imported
 
 
 def _evidence(value: Any) -> dict[str, Any]:

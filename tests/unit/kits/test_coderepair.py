@@ -7,6 +7,7 @@ from __future__ import annotations
 import tempfile
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kit_runs import materialize, oracle_and_partial, python_shim, rollout, run_script, score
@@ -17,6 +18,7 @@ from skill2env.kits.base import FULL_CREDIT
 from skill2env.kits.coderepair import HIDDEN_SOURCE, KIT
 from skill2env.kits.coderepair.world import EXTRA, expand, generate
 from skill2env.patterns.traits import SkillProfile
+from skill2env.rubric.checks import MEMO_ENV, run_check
 from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.checks import check_draft
 from skill2env.tasks.draft import TaskDraft
@@ -158,3 +160,31 @@ def test_debugging_and_testing_skills_match_the_kit() -> None:
     }
     best = kit_matches(SkillProfile.from_row(row), KITS)[0]
     assert best.kit == "coderepair" and best.score > 0.5
+
+
+def test_a_batch_memo_runs_the_hidden_suite_once_per_package_and_never_changes_a_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the verifier's batch mode (a memo folder named in the environment) the suite's run on one
+    package is kept for the next candidate whose package copy, calls and API are the same; a changed
+    package runs again. Verdicts and evidence are those of a run without the memo."""
+    task = draft(0, 1)
+    solved, unsolved = _solved(task, tmp_path / "solved"), materialize(task, tmp_path / "unsolved" / "workspace")
+    items = [item for item in task.blueprint.rubric.items if item.id.startswith(CODE_ITEMS)][:3]
+    plain = [[run_check("python", workspace, item.check.params) for item in items if item.check]
+             for workspace in (solved, unsolved)]  # fmt: skip
+    memo = tmp_path / "memo"
+    memo.mkdir()
+    monkeypatch.setenv(MEMO_ENV, str(memo))
+    for _ in range(2):
+        kept = [[run_check("python", workspace, item.check.params) for item in items if item.check]
+                for workspace in (solved, unsolved)]  # fmt: skip
+        assert [[(r.passed, _without_durations(r.evidence)) for r in row] for row in kept] == [
+            [(r.passed, _without_durations(r.evidence)) for r in row] for row in plain
+        ]
+        assert len(list(memo.glob("hidden-tests-*.json"))) == 2 * len(items)  # one per item and package
+    assert [r.passed for r in plain[0]] == [True] * len(items) and not any(r.passed for r in plain[1])
+
+
+def _without_durations(evidence: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in evidence.items() if key != "duration_ms"}

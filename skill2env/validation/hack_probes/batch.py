@@ -35,7 +35,17 @@ whose verdict depends on resources rather than content (an item that ran past it
 out of memory, a verification longer than the verifier's limit) is verified again the standard way
 by the caller. `tests/integration/validation/test_hack_probes_batch.py` checks the equivalence item
 by item, evidence included, against `verify_workspace` in fresh sandboxes for every content
-strategy and the shared tamper run's workspace on the four kits and a fixture.
+strategy and the shared tamper run's workspace on every kit and a fixture.
+
+Three savings rest on the same argument. A candidate whose loaded workspace would equal an earlier
+one's (`workspace_digest`: links and special files are never loaded) is not verified again but
+takes that one's verdict (the runner's twins; the integration test checks that equal digests give
+equal verdicts on every kit). Before forking, the batch's parent imports what the rubric's inline
+checks import and compiles their source (`warm_up`), so a child starts as a fresh verifier would be
+after those imports, without repeating them. And checks may keep an expensive result for the next
+candidates, keyed by every byte it was computed from (`rubric.checks.memo`, set up by batch mode
+only): the code-repair kit's hidden suite runs once per package copy, the SQL kit's query once per
+database.
 """
 
 from __future__ import annotations

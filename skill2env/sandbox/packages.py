@@ -25,6 +25,9 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +53,7 @@ STAGE_RECIPE = 2
 INSTALL_TIMEOUT_S = 900
 LOG_TAIL = 40
 RESOLVE_TIMEOUT_S = 120
+NPM_REGISTRY = "https://registry.npmjs.org/"
 logger = logging.getLogger(__name__)
 
 Log = Callable[[str], None]
@@ -79,7 +83,7 @@ class HostPackageConfig:
 
     @classmethod
     def of_host(cls) -> HostPackageConfig:
-        """pip's index settings (`pip config list` and `PIP_*`), the CA bundle and the proxy variables.
+        """pip's index settings (`pip config list` and `PIP_*`), npm's registry, the CA bundle and the proxy variables.
         Local paths (file:// indexes, find-links) are left out: a container cannot read them."""
         settings = {**_pip_config(), **{k: v for k, v in os.environ.items() if k.startswith("PIP_")}}
         # an imported Dockerfile's `pip install` assumed its own base image's pip; Debian's refuses without this
@@ -90,6 +94,7 @@ class HostPackageConfig:
                 environment[name] = " ".join(reachable)
         if settings.get("PIP_TRUSTED_HOST"):
             environment["PIP_TRUSTED_HOST"] = settings["PIP_TRUSTED_HOST"]
+        environment["NPM_CONFIG_REGISTRY"] = npm_registry()
         for name in ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"):
             if os.environ.get(name):
                 environment[name] = os.environ[name]
@@ -277,12 +282,42 @@ def _pip_problem(spec: str) -> list[str]:
 
 
 def _npm_problem(spec: str) -> list[str]:
-    if shutil.which("npm") is None:
-        return [f"npm package {spec}: npm is not on this host, so the declaration cannot be checked"]
-    viewed = _run(["npm", "view", spec, "version"])
-    if viewed.returncode != 0 or not viewed.stdout.strip():
-        return [f"npm package {spec} does not resolve: {_last_line(viewed.stderr) or 'no matching version'}"]
+    """Asked of the registry itself (as the build's npm will ask it), so the host needs no npm."""
+    at = spec.rfind("@")
+    name, version = (spec[:at], spec[at + 1 :]) if at > 0 else (spec, "")
+    url = f"{npm_registry().rstrip('/')}/{urllib.parse.quote(name, safe='@')}"
+    request = urllib.request.Request(url, headers={"Accept": "application/vnd.npm.install-v1+json"})  # noqa: S310
+    try:
+        with urllib.request.urlopen(request, timeout=RESOLVE_TIMEOUT_S) as answer:  # noqa: S310 — http(s) only
+            document = json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        return [f"npm package {spec} does not resolve: the registry answered {exc.code} {exc.reason}"]
+    except (OSError, ValueError) as exc:
+        return [f"npm package {spec}: the registry {url} could not be asked, so it cannot be checked: {exc}"]
+    versions = document.get("versions") if isinstance(document, dict) else None
+    if not isinstance(versions, dict) or not versions:
+        return [f"npm package {spec} does not resolve: the registry lists no published version"]
+    if version and version not in versions:
+        latest = (document.get("dist-tags") or {}).get("latest")
+        return [f"npm package {spec} does not resolve: version {version} is not on the registry (latest: {latest})"]
     return []
+
+
+def npm_registry() -> str:
+    """The registry the host's npm uses: `npm_config_registry` in the environment, else `registry=`
+    in ~/.npmrc, else npm's default."""
+    for variable in ("npm_config_registry", "NPM_CONFIG_REGISTRY"):
+        if os.environ.get(variable, "").startswith(("http://", "https://")):
+            return os.environ[variable]
+    try:
+        lines = (Path.home() / ".npmrc").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        lines = []
+    for line in lines:
+        key, _, value = line.partition("=")
+        if key.strip() == "registry" and value.strip().startswith(("http://", "https://")):
+            return value.strip()
+    return NPM_REGISTRY
 
 
 def _run(command: list[str]) -> subprocess.CompletedProcess[str]:

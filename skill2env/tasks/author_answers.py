@@ -34,6 +34,9 @@ from skill2env.tasks.normalize import Haystack, ValueKind, find, needle, same_va
 
 APT_PACKAGE = re.compile(r"^[a-z0-9][a-z0-9+.-]{0,62}$")
 PIP_PACKAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}(\[[A-Za-z0-9._,-]+\])?(==[A-Za-z0-9.*+!-]+)?$")
+NPM_PACKAGE = re.compile(r"^(@[a-z0-9][a-z0-9._~-]{0,62}/)?[a-z0-9][a-z0-9._~-]{0,62}(@[0-9][0-9A-Za-z.+-]*)?$")
+"""An npm name, scoped or not, pinned (if at all) to an exact version: `typescript@5.4.5`."""
+PIN_RULES = {"pip": " (pin versions with == only)", "npm": " (pin an exact version with @ only)"}
 """Names go unquoted into a Dockerfile `RUN` line, so only a name and an `==` pin (`>=` would be a
 shell redirection)."""
 VERIFIER_PATHS = re.compile(r"(?<![\w.-])/tests\b")
@@ -96,6 +99,7 @@ class BuildAnswer(_Answer):
     )
     apt_packages: list[Annotated[str, Field(max_length=120)]] = Field(default_factory=list, max_length=MAX_PACKAGES)
     pip_packages: list[Annotated[str, Field(max_length=120)]] = Field(default_factory=list, max_length=MAX_PACKAGES)
+    npm_packages: list[Annotated[str, Field(max_length=120)]] = Field(default_factory=list, max_length=MAX_PACKAGES)
     verifier_files: list[FileText] = Field(default_factory=list, max_length=MAX_FILES)
     """Expected data the checks compare against (e.g. `expected/detail.csv`), shipped with the verifier only."""
 
@@ -237,10 +241,12 @@ def path_problem(path: str) -> str | None:
 
 def _package_findings(answer: BuildAnswer) -> list[Finding]:
     findings = []
-    for kind, names, pattern in (("apt", answer.apt_packages, APT_PACKAGE), ("pip", answer.pip_packages, PIP_PACKAGE)):
+    declared = (("apt", answer.apt_packages, APT_PACKAGE), ("pip", answer.pip_packages, PIP_PACKAGE),
+                ("npm", answer.npm_packages, NPM_PACKAGE))  # fmt: skip
+    for kind, names, pattern in declared:
         for name in names:
             if not pattern.fullmatch(name):
-                pin = " (pin versions with == only)" if kind == "pip" else ""
+                pin = PIN_RULES.get(kind, "")
                 message = f"{kind} package {name!r} is not a plain package name{pin}"
                 findings.append(_error("build", "bad_package", message, name))
     return findings

@@ -10,7 +10,7 @@ import hashlib
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from skill2env.patterns.models import InformationLevel
 from skill2env.rubric import Rubric
@@ -94,12 +94,22 @@ class Environment(_Model):
     base_image: str = "skill2env-base"
     apt_packages: list[str] = Field(default_factory=list)
     pip_packages: list[str] = Field(default_factory=list)
+    npm_packages: list[str] = Field(default_factory=list)
+    """Installed globally with npm (which the build adds from Debian); left out of the serialized form
+    when empty, so blueprints that declare none keep the digests they had before the field existed."""
     network_mode: str = "none"
     cpus: float = 1.0
     memory_mb: int = 2048
     storage_mb: int = 2048
     agent_timeout_sec: int = 1800
     verifier_timeout_sec: int = 600
+
+    @model_serializer(mode="wrap")
+    def _without_empty_npm(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.npm_packages:
+            data.pop("npm_packages", None)
+        return data
 
 
 class Revision(_Model):

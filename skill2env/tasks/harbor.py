@@ -223,7 +223,7 @@ def task_config(blueprint: Blueprint, *, author: str) -> TaskConfig:
 
 def dockerfile(blueprint: Blueprint, *, has_workspace: bool = True, has_skill: bool = True) -> str:
     env = blueprint.environment
-    lines = [f"FROM {env.base_image}", *declared_lines(env.apt_packages, env.pip_packages)]
+    lines = [f"FROM {env.base_image}", *declared_lines(env.apt_packages, env.pip_packages, env.npm_packages)]
     mount = blueprint.skill.mount.rstrip("/") or "/skills"
     if has_skill:
         lines.append(f"COPY skill/ {mount}/")

@@ -345,16 +345,17 @@ def _environment(base: Environment, answer: BuildAnswer) -> Environment:
 
     installed = set(BaseImageRecipe().packages)
     apt = sorted({p for p in answer.apt_packages if p not in installed})
-    return base.model_copy(update={"apt_packages": apt, "pip_packages": sorted(set(answer.pip_packages))})
+    return base.model_copy(update={"apt_packages": apt, "pip_packages": sorted(set(answer.pip_packages)),
+                                   "npm_packages": sorted(set(answer.npm_packages))})  # fmt: skip
 
 
 def _unresolved(environment: Environment) -> list[str]:
     """The declared packages the host's package indexes cannot provide (checked before any build)."""
-    if not (environment.apt_packages or environment.pip_packages):
+    if not (environment.apt_packages or environment.pip_packages or environment.npm_packages):
         return []
     from skill2env.sandbox.packages import unresolved  # runs apt-cache and pip, only when something is declared
 
-    return unresolved(environment.apt_packages, environment.pip_packages)
+    return unresolved(environment.apt_packages, environment.pip_packages, environment.npm_packages)
 
 
 def _build_check(blueprint: Blueprint, *, generator_available: bool) -> Callable[[BuildAnswer], list[str]]:

@@ -23,11 +23,14 @@ pytestmark = [pytest.mark.integration, pytest.mark.docker, pytest.mark.slow]
 
 APT = "tree"  # small, not in the base image
 PIP = "tomli-w==1.0.0"
+NPM = "semver@7.6.0"  # a command-line tool, small, with no dependencies
 
 
-def _with_packages(apt: list[str], pip: list[str]) -> TaskDraft:
+def _with_packages(apt: list[str], pip: list[str], npm: list[str] | None = None) -> TaskDraft:
     draft = billing_draft()
-    environment = draft.blueprint.environment.model_copy(update={"apt_packages": apt, "pip_packages": pip})
+    environment = draft.blueprint.environment.model_copy(
+        update={"apt_packages": apt, "pip_packages": pip, "npm_packages": npm or []}
+    )
     return dataclasses.replace(draft, blueprint=draft.blueprint.model_copy(update={"environment": environment}))
 
 
@@ -71,10 +74,22 @@ def test_a_package_that_does_not_install_fails_the_build_by_name(tmp_path: Path)
 
 
 def test_declarations_are_checked_against_the_indexes_before_any_build() -> None:
-    problems = unresolved(["tree", "skill2env-no-such-package"], ["tomli-w==1.0.0", "tomli-w==99.0.0"])
-    assert len(problems) == 2, problems
+    problems = unresolved(["tree", "skill2env-no-such-package"], ["tomli-w==1.0.0", "tomli-w==99.0.0"],
+                          [NPM, "semver@99.0.0", "skill2env-no-such-package"])  # fmt: skip
+    assert len(problems) == 4, problems
     assert problems[0].startswith("apt package skill2env-no-such-package does not resolve")
     assert problems[1].startswith("pip package tomli-w==99.0.0 does not resolve: version 99.0.0 is not on the index")
+    assert problems[2].startswith("npm package semver@99.0.0 does not resolve: version 99.0.0 is not on the registry")
+    assert problems[3] == "npm package skill2env-no-such-package does not resolve: the registry answered 404 Not Found"
+
+
+def test_declared_npm_packages_are_installed_with_npm_at_build_time(tmp_path: Path) -> None:
+    require_backend("docker")
+    task = _task(tmp_path, _with_packages([], [], [NPM]), "npm")
+    with make_sandbox("docker") as sandbox:
+        sandbox.start(task)
+        ran = sandbox.exec(["semver", "--range", ">=7 <8", "7.6.0", "8.0.0"])
+    assert ran.ok and ran.stdout.split() == ["7.6.0"], ran.stderr
 
 
 PROBE = "command -v tree; python3 -c 'import tomli_w, sys; print(tomli_w.__name__, sys.version_info[:2])'"

@@ -14,6 +14,7 @@ from skill2env.sandbox.packages import (
     DECLARED,
     HostPackageConfig,
     declared_lines,
+    npm_registry,
     split_declared,
     with_packages_stage,
 )
@@ -86,3 +87,15 @@ def test_an_imported_dockerfiles_installs_before_its_first_copy_go_to_the_stage(
     split = split_declared(dockerfile)
     assert split is not None and split.installs == ["pip install --no-cache-dir pypdf==4.2.0"]
     assert "RUN useradd agent" in split.rest and "RUN pip install -r /workspace/requirements.txt" in split.rest
+
+
+def test_npms_registry_is_the_hosts_and_reaches_the_build(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for variable in ("npm_config_registry", "NPM_CONFIG_REGISTRY"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert npm_registry() == "https://registry.npmjs.org/"
+    (tmp_path / ".npmrc").write_text("fund=false\nregistry = https://npm.mirror.example/\n")
+    assert npm_registry() == "https://npm.mirror.example/"
+    assert HostPackageConfig.of_host().environment["NPM_CONFIG_REGISTRY"] == "https://npm.mirror.example/"
+    monkeypatch.setenv("npm_config_registry", "https://other.example/npm/")
+    assert npm_registry() == "https://other.example/npm/"

@@ -79,18 +79,31 @@ def test_task_toml_is_harbor_1_4_with_lineage_and_judge_env_names(tmp_path: Path
 def test_the_dockerfile_installs_packages_and_copies_skill_and_workspace(tmp_path: Path, skill: Path) -> None:
     draft = billing_draft()
     environment = draft.blueprint.environment.model_copy(
-        update={"apt_packages": ["jq", "poppler-utils", "jq"], "pip_packages": ["docling"]}
-    )
+        update={"apt_packages": ["jq", "poppler-utils", "jq"], "pip_packages": ["docling"],
+                "npm_packages": ["semver@7.6.0"]}
+    )  # fmt: skip
     blueprint = draft.blueprint.model_copy(update={"environment": environment})
     paths = write_task_dir(type(draft)(**{**draft.__dict__, "blueprint": blueprint}), tmp_path / "t", skill_dir=skill)
     lines = paths.dockerfile_path.read_text().splitlines()
 
     assert lines[0] == "FROM skill2env-base"
     assert lines[1] == DECLARED  # the marker the image builder installs them by, in a packages stage
-    assert "apt-get install -y --no-install-recommends jq poppler-utils" in lines[2]
+    assert "apt-get install -y --no-install-recommends jq npm poppler-utils" in lines[2]  # npm for npm packages
     assert lines[3].endswith("pip install --no-cache-dir --break-system-packages docling")
+    assert lines[4].endswith("npm install --global --no-fund --no-audit semver@7.6.0")
     assert "COPY skill/ /skills/docling/" in lines
     assert lines[-2:] == ["WORKDIR /workspace", "COPY workspace/ /workspace/"]
+
+
+def test_a_blueprint_without_npm_packages_serializes_as_before_the_field_existed() -> None:
+    blueprint = billing_draft().blueprint
+    assert "npm_packages" not in blueprint.canonical_json()
+    with_npm = blueprint.model_copy(
+        update={"environment": blueprint.environment.model_copy(update={"npm_packages": ["semver@7.6.0"]})}
+    )
+    assert '"npm_packages":["semver@7.6.0"]' in with_npm.canonical_json()
+    assert with_npm.digest() != blueprint.digest()
+    assert type(blueprint).model_validate_json(with_npm.canonical_json()).environment.npm_packages == ["semver@7.6.0"]
 
 
 def test_writing_is_deterministic_and_the_digest_tracks_bytes(tmp_path: Path, skill: Path) -> None:

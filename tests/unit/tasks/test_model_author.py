@@ -256,6 +256,20 @@ def test_a_build_fixed_after_feedback_is_built(server: ScriptedServer, author: M
     assert record.workspace_files == len(WORKSPACE)
 
 
+def test_declared_packages_of_every_ecosystem_reach_the_blueprint_and_the_dockerfile(
+    server: ScriptedServer, author: ModelAuthor
+) -> None:
+    declared = {"apt_packages": ["tree", "python3"], "pip_packages": ["tomli-w==1.0.0"],
+                "npm_packages": ["semver@7.6.0"]}  # fmt: skip
+    server.script(json_answer(blueprint_answer()), json_answer(build_answer() | declared))
+    environment = _draft(author).blueprint.environment
+
+    # python3 is in the base image; each declaration was checked against its index before any build
+    assert (environment.apt_packages, environment.pip_packages, environment.npm_packages) == (
+        ["tree"], ["tomli-w==1.0.0"], ["semver@7.6.0"])  # fmt: skip
+    assert len(server.requests) == 2
+
+
 @pytest.mark.parametrize(
     ("change", "named"),
     [
@@ -267,6 +281,11 @@ def test_a_build_fixed_after_feedback_is_built(server: ScriptedServer, author: M
             "build.unresolved_package: pip package tomli-w==99.0.0 does not resolve: version 99.0.0 is not on",
         ),
         ({"apt_packages": ["skill2env-no-such-tool"]}, "build.unresolved_package: apt package skill2env-no-such-tool"),
+        ({"npm_packages": ["semver@^7"]}, "build.bad_package: npm package 'semver@^7'"),
+        (
+            {"npm_packages": ["semver@99.0.0"]},
+            "build.unresolved_package: npm package semver@99.0.0 does not resolve: version 99.0.0 is not on",
+        ),
         ({"files": [{"path": "../deploys.csv", "content": "x"}]}, "build.bad_path"),
         ({"instruction": build_answer()["instruction"].replace(MOUNT, "the skills folder")}, "build.skill_not_named"),
         ({"verifier_files": [{"path": "test.sh", "content": "exit 0"}]}, "build.reserved_path"),
@@ -277,6 +296,8 @@ def test_a_build_fixed_after_feedback_is_built(server: ScriptedServer, author: M
         "pip-range",
         "pip-unknown-version",
         "apt-unknown",
+        "npm-range",
+        "npm-unknown-version",
         "escaping-path",
         "skill-unnamed",
         "reserved",

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from skill2env.llm.budget import answer_tokens
 from skill2env.llm.cache import ResponseCache
 from skill2env.llm.config import CONFIG_FILE, ENV_PREFIX, LlmSettings, RoleConfig
 from skill2env.llm.context import ContextWindow
@@ -112,7 +113,8 @@ class ModelClient:
     ) -> Structured[M]:
         """A validated `schema` instance. `check` adds semantic errors (sent back for repair like
         schema violations)."""
-        rendered, request, limits, partition = self._prepare(prompt, options)
+        bound = answer_tokens(schema.model_json_schema())
+        rendered, request, limits, partition = self._prepare(prompt, options, bound=bound)
         flow = structured(request, schema, self._memory, limits, strict=self.config.strict_schema, check=check)
         return self._run("structured", rendered, flow, partition)
 
@@ -136,7 +138,8 @@ class ModelClient:
     async def astructured(
         self, prompt: PromptLike, schema: type[M], *, check: Callable[[M], list[str]] | None = None, **options: Any
     ) -> Structured[M]:
-        rendered, request, limits, partition = self._prepare(prompt, options)
+        bound = answer_tokens(schema.model_json_schema())
+        rendered, request, limits, partition = self._prepare(prompt, options, bound=bound)
         flow = structured(request, schema, self._memory, limits, strict=self.config.strict_schema, check=check)
         return await self._arun("structured", rendered, flow, partition)
 
@@ -162,15 +165,27 @@ class ModelClient:
         tools: Sequence[Tool] = (),
         tool_choice: str | Mapping[str, Any] | None = None,
         parallel: bool | None = None,
+        bound: int | None = None,
     ) -> tuple[Prompt, ChatRequest, Limits, str | None]:
+        """The request and its limits. `bound`: the most tokens an answer valid under the call's schema
+        can take (`budget.answer_tokens`); without an explicit `max_tokens` the call asks for room for
+        that much at once (up to the ceiling, never below the configured `max_tokens`), and an answer
+        cut off with that room is not given more."""
         options = dict(options)
         rendered = Prompt.of(prompt)
         partition = options.pop("partition_key", None)
-        max_tokens = options.pop("max_tokens", None) or self.config.max_tokens
+        explicit = options.pop("max_tokens", None)
+        sized = explicit is None and bound is not None
+        max_tokens = explicit or self.config.max_tokens
+        if bound is not None and sized:
+            max_tokens = max(max_tokens, min(bound, self.config.max_tokens_ceiling))
         specs = [tool.spec() for tool in tools]
         ceiling = self._window.fit(self._transport.connections.sync(), rendered.messages, specs,
                                    max(self.config.max_tokens_ceiling, max_tokens))  # fmt: skip
         max_tokens = min(max_tokens, ceiling)
+        runaway = bound is not None and sized and bound <= max_tokens
+        if runaway:
+            ceiling = max_tokens
         temperature = options.pop("temperature", None)
         seed = options.pop("seed", None)
         request = ChatRequest(
@@ -185,7 +200,7 @@ class ModelClient:
             parallel_tool_calls=parallel,
             extra=options,
         )
-        limits = Limits(self.config.max_repairs, ceiling)
+        limits = Limits(self.config.max_repairs, ceiling, answer_bound=runaway)
         return rendered, request, limits, partition
 
     def _run(self, operation: str, prompt: Prompt, flow: Flow[T], partition: str | None) -> T:

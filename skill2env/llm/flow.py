@@ -42,6 +42,9 @@ class ModeMemory:
 class Limits:
     max_repairs: int
     max_tokens_ceiling: int
+    answer_bound: bool = False
+    """The ceiling is the most an answer valid under its schema can take (`budget.answer_tokens`):
+    an answer cut off there runs past what it may be, and more room would not help."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,8 @@ def answer(request: ChatRequest, limits: Limits) -> Flow[Reply]:
             continue
         if request.max_tokens >= limits.max_tokens_ceiling or looping:
             why = ("it repeats itself: the model is looping, and more room would not help" if looping else
+                   "the most an answer valid under its schema can take: it runs past what the schema allows, "
+                   "and more room would not help" if limits.answer_bound else
                    "the ceiling; raise max_tokens_ceiling if the answer needs more")  # fmt: skip
             raise ModelTruncated(f"the answer was cut off at {request.max_tokens} tokens ({why})",
                                  partial=reply.content or "")  # fmt: skip

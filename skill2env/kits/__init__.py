@@ -23,6 +23,7 @@ from skill2env.kits.research import KIT as RESEARCH
 from skill2env.kits.spec import KitError
 from skill2env.kits.sqldrift import KIT as SQLDRIFT
 from skill2env.kits.webapi import KIT as WEBAPI
+from skill2env.kits.webfront import KIT as WEBFRONT
 
 KITS: dict[str, Kit] = {
     kit.name: kit
@@ -39,6 +40,7 @@ KITS: dict[str, Kit] = {
         WEBAPI,
         LABDATA,
         MEDIADESK,
+        WEBFRONT,
     )
 }
 

@@ -74,6 +74,8 @@ class Trait(StrEnum):
     """An agent's own long-lived notes: memory files, journals, decision logs, recall across sessions."""
     FINANCE = "finance"
     """Money documents and their reconciliation: invoices, payments, receipts, ledgers, contracts' rates."""
+    WEB_FRONTEND = "web_frontend"
+    """A web app's front end: pages, components, stylesheets, design tokens, Core Web Vitals, accessibility."""
 
 
 class InformationLevel(StrEnum):

@@ -42,7 +42,6 @@ class Image:
     written: tuple[int, int] | None
     """The width and height attributes on the tag (None: not written)."""
     ident: str = ""
-    loading: str | None = None
 
     @property
     def retina(self) -> bool:

@@ -171,6 +171,8 @@ EXIT_OK = 0
 EXIT_BAD_RUBRIC = 2
 EXIT_BATCH_UNSUPPORTED = 3
 BATCH_MANIFEST = "batch.json"
+CAPABILITY_VERSION_3 = 0x20080522
+"""_LINUX_CAPABILITY_VERSION_3 of capset(2): two 32-bit words per set."""
 
 CANDIDATE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_+-]{0,199}$")
 """No dot: `<name>.ready` / `<name>.absent` and the manifest never name a candidate."""
@@ -680,6 +682,26 @@ def _copy_folder(source: int, target: int, owner: tuple[int, int] | None, refuse
             refused.append(prefix + name)
 
 
+def drop_capabilities() -> None:
+    """Clear this process's capability sets (effective, permitted, inheritable), as a verifier root
+    without capabilities has them: a sandbox that granted the loader some runs the checks without.
+
+    Raises: OSError: the kernel refused (the candidate is then not verified here)."""
+    import ctypes  # only here: batch mode on a backend whose root needed capabilities to load
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    header, data = Header(CAPABILITY_VERSION_3, 0), (Data * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"dropping capabilities failed: {os.strerror(error)}")
+
+
 def write_error(out_dir: Path, error: str) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     write_json(out_dir / RESULTS_FILE, {"schema_version": RESULTS_SCHEMA_VERSION, "status": "error", "error": error})
@@ -697,6 +719,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=Path, default=None, help="a folder of candidate workspaces (batch mode)")
     parser.add_argument("--candidate-timeout", type=float, default=0.0, help="batch mode: seconds per candidate")
     parser.add_argument("--wait-timeout", type=float, default=0.0, help="batch mode: seconds to wait for a late one")
+    parser.add_argument(
+        "--drop-capabilities",
+        action="store_true",
+        help="batch mode: each candidate's process drops every capability once loaded, before any check runs",
+    )
     parser.add_argument(
         NO_JUDGE_FLAG,
         dest="no_judge",
@@ -743,6 +770,8 @@ def main(argv: list[str] | None = None) -> int:
                     loading = time.perf_counter()
                     try:
                         refused = load_candidate(args.batch / name, args.workspace, owner, copy=copy)
+                        if args.drop_capabilities:
+                            drop_capabilities()
                     except OSError as exc:
                         write_error(args.out / name, f"loading the candidate failed: {type(exc).__name__}: {exc}")
                     else:

@@ -67,6 +67,10 @@ class SandboxLimits(BaseModel):
     open_files: int = 4096
     environment: dict[str, str] = Field(default_factory=dict)
     """Extra variables for every command."""
+    loader_capabilities: bool = False
+    """docker: root in the container keeps CHOWN, DAC_OVERRIDE and FOWNER (otherwise it has none), for a
+    verifier that loads the host's own candidate workspaces and drops them before any check runs (the
+    hack-probe batch); never for a sandbox an agent acts in. bwrap: ignored (its root can already)."""
 
     @classmethod
     def for_task(cls, task: TaskDir, **overrides: object) -> SandboxLimits:
@@ -162,6 +166,12 @@ class Sandbox(ABC):
     def workspace(self) -> str:
         """The workspace path inside the sandbox (the task Dockerfile's WORKDIR)."""
         return self.task.workdir
+
+    def grant_loader_capabilities(self) -> bool:
+        """Before `start`, for a verification sandbox no agent acts in: let its root load workspaces with
+        any owner and mode (`SandboxLimits.loader_capabilities`). Whether anything was granted, which the
+        verifier then drops before any check runs; a backend whose root can already grants nothing."""
+        return False
 
     @abstractmethod
     def start(self, task: TaskDir) -> None:

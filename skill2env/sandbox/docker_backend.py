@@ -97,6 +97,7 @@ logger = logging.getLogger(__name__)
 HARBOR_DIRS_MB = {"/logs": 256, "/tests": 64, "/solution": 64}
 """Harbor's fixed paths: root-owned, so the agent can read them but not plant files there."""
 USERS = {AGENT_USER: f"{SANDBOX_UID}:{SANDBOX_UID}", ROOT_USER: "0:0"}
+LOADER_CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "FOWNER")
 MAX_READ_BYTES = 256 << 20
 CLIENT_SLACK_S = 60.0
 """The HTTP timeout exceeds the wall clock by this much: a command's own timeout always fires first."""
@@ -142,6 +143,10 @@ class DockerSandbox(Sandbox):
     def container_id(self) -> str:
         return self._running().id or ""
 
+    def grant_loader_capabilities(self) -> bool:
+        self.limits = self.limits.model_copy(update={"loader_capabilities": True})
+        return True
+
     def start(self, task: TaskDir) -> None:
         if self._container is not None:
             raise SandboxCrashed("this sandbox was already started")
@@ -162,7 +167,12 @@ class DockerSandbox(Sandbox):
         try:
             mounts = self._create_volumes(client, task.workdir, labels)
             options = self._container_options(task, mounts, labels)
-            self._container, self._server = self._start_with_server(client, image, options)
+            if self.limits.loader_capabilities:
+                # Docker gives a container whose user is not root no capabilities even for `docker exec`
+                # as root: a loader's container runs as root, without the command server no agent needs here.
+                self._container, self._server = None, None
+            else:
+                self._container, self._server = self._start_with_server(client, image, options)
             if self._server is None:
                 self._container = client.containers.run(
                     image,
@@ -179,6 +189,9 @@ class DockerSandbox(Sandbox):
         except BaseException:
             self.stop()
             raise
+        if self.limits.loader_capabilities:
+            self.mode = f"{self.backend}:loader"
+            return
         self.mode = f"{self.backend}:{'attach' if self._server is not None else 'exec-fallback'}"
         if self._server is None:
             logger.warning("rollout %s: agent commands go through `docker exec` (no command server): %s",
@@ -190,6 +203,7 @@ class DockerSandbox(Sandbox):
             "name": f"skill2env-{self.rollout_id}",
             "read_only": True,
             "cap_drop": ["ALL"],
+            "cap_add": list(LOADER_CAPABILITIES) if self.limits.loader_capabilities else [],
             "security_opt": ["no-new-privileges:true"],
             "pids_limit": self.limits.pids,
             "mem_limit": f"{self.limits.memory_mb}m",

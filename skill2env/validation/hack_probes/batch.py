@@ -180,8 +180,10 @@ class Batch:
 
     def __init__(self, sandbox: Sandbox, task: TaskDir, rubric: Rubric, root: Path, names: Sequence[str], *,
                  late: Sequence[str] = (), fresh: bool = False, timeout_s: float | None = None,
-                 wait_s: float = 0.0) -> None:  # fmt: skip
+                 wait_s: float = 0.0, drop_capabilities: bool = False) -> None:  # fmt: skip
         self.sandbox, self.task, self.rubric, self.root = sandbox, task, rubric, root
+        self.drop_capabilities = drop_capabilities
+        """The sandbox granted its root the loader's capabilities: each candidate's process drops them."""
         self.names, self.late, self.fresh, self.wait_s = list(names), list(late), fresh, wait_s
         self.limit = timeout_s or task.verifier_timeout_sec
         self.remote = f"{BATCH_ROOT}/{uuid.uuid4().hex[:12]}"
@@ -203,7 +205,8 @@ class Batch:
         finally:
             self._prepared.set()
         command = [*verify_command(self.sandbox.workspace), "--batch", self.remote,
-                   "--candidate-timeout", f"{self.limit:g}", "--wait-timeout", f"{self.wait_s:g}"]  # fmt: skip
+                   "--candidate-timeout", f"{self.limit:g}", "--wait-timeout", f"{self.wait_s:g}",
+                   *(["--drop-capabilities"] if self.drop_capabilities else [])]  # fmt: skip
         timeout = self.limit * len(entries) + self.wait_s + 60
         try:
             run = self.sandbox.exec(command, user=ROOT_USER, cwd=TESTS_MOUNT, timeout=timeout)

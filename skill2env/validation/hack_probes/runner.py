@@ -142,7 +142,7 @@ class _Probe:
         count = max(1, min(self.batches, len(names)))
         with tempfile.TemporaryDirectory(prefix="skill2env-probes-", dir=scratch_dir()) as scratch:
             root = Path(scratch)
-            shares = [_Share(self.sandboxes(), names[i::count], root / f"share-{i}") for i in range(count)]
+            shares = [_Share(self._verification_sandbox(), names[i::count], root / f"share-{i}") for i in range(count)]
             if tamper:
                 shares[-1].late.append(tampered_name)
             tampered_at = root / "tampered" / tampered_name
@@ -186,6 +186,13 @@ class _Probe:
             rerun = pool.submit(self._tamper_one_by_one, tamper, tampered)
             outcomes += self._contents(again)
             return rerun.result() + outcomes
+
+    def _verification_sandbox(self) -> Sandbox:
+        """A fresh sandbox for a batch's verifier, whose root may load the candidates with any owner and
+        mode (docker grants it capabilities the verifier drops before any check runs)."""
+        sandbox = self.sandboxes()
+        sandbox.grant_loader_capabilities()
+        return sandbox
 
     def _tamper_rollout(self, strategies: list[Strategy], workspace: Path) -> tuple[str, bool, str]:
         """The shared tamper run, its final workspace copied to `workspace`: (what, ran, rollout id)."""
@@ -387,7 +394,8 @@ class _Share:
             self.pending = {*self.names, *self.late}
             manifest = self.folder.with_name(f"{self.folder.name}-manifest")
             self.batch = Batch(self.sandbox, probe.task, probe.rubric, manifest, [], late=[*self.names, *self.late],
-                               fresh=True, wait_s=TAMPER_WAIT_S)  # fmt: skip
+                               fresh=True, wait_s=TAMPER_WAIT_S,
+                               drop_capabilities=self.sandbox.limits.loader_capabilities)  # fmt: skip
             self.running = pool.submit(self.batch.run)
 
     def deliver(self, folder: Path, names: list[str], absent: Sequence[str] = ()) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harbor_tasks import require_backend
 from task_samples import make_skill_dir
 
 from skill2env.agent.scripted import run_scripted_rollout
@@ -46,9 +47,9 @@ def _kit_task(kit_name: str, tmp_path: Path) -> tuple[TaskDir, Rubric]:
     return TaskDir(tmp_path / "task"), draft.blueprint.rubric
 
 
-def _probe(task: TaskDir, rubric: Rubric) -> _Probe:
+def _probe(task: TaskDir, rubric: Rubric, backend: BackendName = BACKEND) -> _Probe:
     def sandboxes() -> Sandbox:
-        return make_sandbox(BACKEND, SandboxLimits.for_task(task))
+        return make_sandbox(backend, SandboxLimits.for_task(task))
 
     view = read_view(task.instruction.read_text(encoding="utf-8"), task.workspace_dir, task.workdir)
     return _Probe(view, task, rubric, sandboxes, 0.1, 1)
@@ -72,18 +73,18 @@ def _verdicts(result: VerificationResult) -> list[dict[str, Any]]:
     return [strip(item.model_dump(mode="json", exclude={"duration_s"})) for item in result.items]
 
 
-def _equivalent(task: TaskDir, rubric: Rubric, tmp_path: Path) -> None:
+def _equivalent(task: TaskDir, rubric: Rubric, tmp_path: Path, backend: BackendName = BACKEND) -> None:
     """Every content candidate, and the shared tamper run's workspace delivered late, as the runner does."""
-    probe = _probe(task, rubric)
+    probe = _probe(task, rubric, backend)
     batch_names = _build(probe, tmp_path / "batch")
     standard_names = _build(probe, tmp_path / "standard")
     late = f"{len(UNITS):02d}-tamper_group"
     tampered = tmp_path / "tampered" / late
-    sandbox = probe.sandboxes()
+    sandbox = probe._verification_sandbox()
     sandbox.start(task)
     try:
         batcher = Batch(sandbox, task, rubric, tmp_path / "batch" / "candidates", batch_names, late=[late],
-                        fresh=True, wait_s=600)  # fmt: skip
+                        fresh=True, wait_s=600, drop_capabilities=sandbox.limits.loader_capabilities)  # fmt: skip
         with ThreadPoolExecutor(max_workers=1) as pool:
             running = pool.submit(batcher.run)
             delivered = False
@@ -128,6 +129,19 @@ def test_the_batch_gives_every_content_candidate_the_standard_verdict_on_the_kit
 ) -> None:
     task, rubric = _kit_task(kit_name, tmp_path)
     _equivalent(task, rubric, tmp_path)
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("kit_name", ["incident", "configaudit"])
+def test_on_docker_the_loader_drops_its_capabilities_and_every_verdict_is_the_standard_one(
+    kit_name: str, tmp_path: Path
+) -> None:
+    """Docker's root has no capabilities; the batch's container grants its loader three, which each
+    candidate's process drops before any check runs: verdicts equal those of fresh capability-less
+    verifiers, the closed (mode 000) and foreign-owned files included."""
+    require_backend("docker")
+    task, rubric = _kit_task(kit_name, tmp_path)
+    _equivalent(task, rubric, tmp_path, "docker")
 
 
 def test_the_batch_gives_every_content_candidate_the_standard_verdict_on_a_fixture(tmp_path: Path) -> None:

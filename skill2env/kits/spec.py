@@ -93,6 +93,17 @@ class Workspace:
         return self.add(path, text.encode(), text)
 
 
+def draw_benign(levels: dict[str, int], harmful: set[str], pattern: str, level: int, rng: random.Random,
+                odds: Mapping[int, float]) -> bool:  # fmt: skip
+    """Record `pattern` at `level` in a world's `levels` and draw whether its trap is harmless this time
+    (`odds` by level); a trap that bites is added to the world's `harmful`."""
+    levels[pattern] = level
+    if rng.random() < odds[level]:
+        return True
+    harmful.add(pattern)
+    return False
+
+
 @dataclass
 class Design:
     """What pattern transformers planted: per pattern a form and fact ids; facts as (id, statement, value, file)."""

@@ -22,7 +22,7 @@ from skill2env.kits.labdata.world import (
     base_calibration,
     decimals,
 )
-from skill2env.kits.spec import Design
+from skill2env.kits.spec import Design, draw_benign
 
 Transformer = Callable[[World, int, random.Random, Design], None]
 BENIGN = {1: 0.9, 2: 0.4, 3: 0.0}
@@ -39,11 +39,7 @@ TOOL_README = "tools/README.md"
 
 
 def benign(world: World, pattern: str, level: int, rng: random.Random) -> bool:
-    world.levels[pattern] = level
-    if rng.random() < BENIGN[level]:
-        return True
-    world.harmful.add(pattern)
-    return False
+    return draw_benign(world.levels, world.harmful, pattern, level, rng, BENIGN)
 
 
 def excluded(world: World, reading: Reading) -> bool:

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 from datetime import timedelta
 
-from skill2env.kits.spec import Design
+from skill2env.kits.spec import Design, draw_benign
 from skill2env.kits.webfront.world import (
     BLOG,
     DECOY_CSS,
@@ -36,11 +36,7 @@ BUDGET = "perf-budget.json"
 
 
 def benign(world: World, pattern: str, level: int, rng: random.Random) -> bool:
-    world.levels[pattern] = level
-    if rng.random() < BENIGN[level]:
-        return True
-    world.harmful.add(pattern)
-    return False
+    return draw_benign(world.levels, world.harmful, pattern, level, rng, BENIGN)
 
 
 def skill_checklist_coverage(world: World, level: int, rng: random.Random, design: Design) -> None:

@@ -16,9 +16,10 @@ from kit_runs import materialize, rollout, score
 
 from skill2env.kits import KITS, kit_matches
 from skill2env.kits.base import FULL_CREDIT
-from skill2env.kits.webfront import AUDIT, KIT
+from skill2env.kits.webfront import AUDIT, CHECK_SOURCE, KIT
 from skill2env.kits.webfront.world import SITE_CSS, expected_broken_links, expected_over_budget
 from skill2env.patterns.traits import SkillProfile
+from skill2env.rubric.checks.python_check import load_module
 from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.checks import check_draft
 from skill2env.tasks.draft import TaskDraft
@@ -115,6 +116,24 @@ def test_hostile_deliverables_fail_their_items_without_breaking_the_check() -> N
         _, items = score(draft.blueprint.rubric, root)
         assert items["pages.images"] == 0.0 and items["pages.loading"] == 0.0 and items["css.tokens"] == 0.0
         assert items["audit.lcp"] == 1.0
+
+
+def test_the_stylesheet_is_read_in_one_pass_whatever_the_agent_wrote() -> None:
+    # A backtracking pattern took minutes on 200 KB without braces and on unclosed comments; the cap is 1 MiB.
+    rules = load_module({"source": CHECK_SOURCE}).rules  # as the verifier loads it
+    assert rules("a" * (1 << 20)) == {} and rules("/*a" * 340_000) == {} and rules("{" * (1 << 20)) == {}
+    sheet = "/* tokens */ :root { --ink: #111; } a, p{color:var(--ink);color : RED } /* open { x: 1 }"
+    assert rules(sheet) == {
+        ":root": {"--ink": "#111"},
+        "a": {"color": "red"},
+        "p": {"color": "red"},
+        "/* open": {"x": "1"},
+    }  # an unclosed comment stays text
+    draft = build(7, dict.fromkeys(KIT.patterns, 1))
+    with tempfile.TemporaryDirectory() as tmp:
+        root = solved(draft, Path(tmp))
+        (root / SITE_CSS).write_text("/*a" * 340_000)
+        assert score(draft.blueprint.rubric, root)[1]["css.tokens"] == 0.0
 
 
 def _skill(name: str, text: str, **fields: object) -> dict[str, object]:

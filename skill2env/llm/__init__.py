@@ -7,6 +7,7 @@ from skill2env.llm.config import ROLES, LlmConfigError, LlmSettings, RoleConfig
 from skill2env.llm.errors import (
     ModelCacheMiss,
     ModelError,
+    ModelLooping,
     ModelNotConfigured,
     ModelOutputError,
     ModelOutputInvalid,
@@ -32,6 +33,7 @@ __all__ = [
     "ModelCacheMiss",
     "ModelClient",
     "ModelError",
+    "ModelLooping",
     "ModelNotConfigured",
     "ModelOutputError",
     "ModelOutputInvalid",

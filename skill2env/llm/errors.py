@@ -98,3 +98,8 @@ class ModelStalled(ModelOutputError):
         super().__init__(message, attempts=attempts)
         self.partial = partial
         self.output_tokens = output_tokens
+
+
+class ModelLooping(ModelStalled):
+    """The model's answer ended in one stretch written over and over: stopped while streaming, before
+    it runs out of room, and retried like a stall (warmer, once)."""

@@ -5,6 +5,10 @@ the silence between chunks, not the whole answer. A model that stops sending aft
 or whose endpoint ends the answer with an error (a context overflow), has produced tokens: that is
 an output failure (`ModelStalled`), with the tokens counted and the partial text kept, not an
 infrastructure error retried as is.
+
+A model stuck in a loop is stopped as soon as the loop is plain (`stuck_in_a_loop`), not when the
+answer's room runs out: a small local model writing one list item over and over at a few tokens a
+second would otherwise spend many minutes on an answer that cannot be used.
 """
 
 from __future__ import annotations
@@ -12,7 +16,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from skill2env.llm.errors import ModelStalled
+from skill2env.llm.errors import ModelLooping, ModelStalled
+
+LOOP_CHECK_EVERY = 32
+"""Deltas between two looks for a loop (each look reads the answer's last LOOP_TAIL characters)."""
+LOOP_TAIL = 1_600
+LOOP_SPAN = 600
+"""Characters of back-to-back copies of one stretch that make a loop: never one phrase said twice."""
+LOOP_COPIES = 4
+LOOP_DISTINCT = 5
+"""A stretch of fewer distinct characters (a rule of '=' or a run of spaces) is layout, not a loop."""
 
 
 class StreamedAnswer:
@@ -28,6 +41,7 @@ class StreamedAnswer:
         self.deltas = 0
         """Chunks that carried text or tool-call arguments: about one token each."""
         self.chunks = 0
+        self._looked_at = 0
 
     def add(self, chunk: object) -> None:
         if not isinstance(chunk, dict):
@@ -83,6 +97,21 @@ class StreamedAnswer:
                 "usage": usage}  # fmt: skip
         return json.dumps(body).encode()
 
+    def loop(self) -> ModelLooping | None:
+        """The error that stops this answer when its end has become a loop (looked for every
+        LOOP_CHECK_EVERY deltas), else None."""
+        if self.deltas - self._looked_at < LOOP_CHECK_EVERY:
+            return None
+        self._looked_at = self.deltas
+        arguments = "".join(call["function"]["arguments"] for call in self._tool_calls.values())
+        found = stuck_in_a_loop((self.text + arguments)[-LOOP_TAIL:])
+        if found is None:
+            return None
+        width, copies = found
+        return ModelLooping(f"the model was looping (one stretch of {width} characters written {copies} times in a "
+                            f"row): stopped after {self.output_tokens} tokens", partial=self.text,
+                            output_tokens=self.output_tokens)  # fmt: skip
+
     def stalled(self, why: str) -> ModelStalled:
         return ModelStalled(f"the model {why} after {self.output_tokens} tokens", partial=self.text,
                             output_tokens=self.output_tokens)  # fmt: skip
@@ -91,3 +120,16 @@ class StreamedAnswer:
 def streamed_body(body: dict[str, Any]) -> dict[str, Any]:
     """`body` asking for a stream, with the usage in its last chunk."""
     return {**body, "stream": True, "stream_options": {"include_usage": True}}
+
+
+def stuck_in_a_loop(text: str) -> tuple[int, int] | None:
+    """(width, copies) when `text` ends with at least LOOP_COPIES back-to-back copies of one stretch of
+    20-200 characters (with LOOP_DISTINCT or more distinct characters) spanning LOOP_SPAN or more."""
+    for width in range(20, 201):
+        copies = max(LOOP_COPIES, -(-LOOP_SPAN // width))
+        if width * copies > len(text):
+            break
+        piece = text[-width:]
+        if len(set(piece)) >= LOOP_DISTINCT and text.endswith(piece * copies):
+            return width, copies
+    return None

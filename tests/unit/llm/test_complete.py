@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from llm_fixtures import ClientFactory
-from llm_server import ScriptedServer, text
+from llm_server import ScriptedServer, slow, status, text
 
+from skill2env.llm import client as client_module
 from skill2env.llm.cache import CacheMode, ResponseCache
 from skill2env.llm.client import ModelClient
 from skill2env.llm.config import RoleConfig
-from skill2env.llm.errors import ModelNotConfigured
+from skill2env.llm.errors import ModelError, ModelNotConfigured
 from skill2env.llm.ledger import Ledger
 from skill2env.llm.prompts import render
 
@@ -69,6 +72,29 @@ def test_a_per_call_partition_key_and_a_bound_context(
     first, second = ledger.rows()
     assert (first["asset_key"], first["partition_key"], first["run_id"]) == ("test_asset", "finance", "run-1")
     assert (second["asset_key"], second["partition_key"], second["run_id"]) == ("other_asset", "p1", "run-2")
+
+
+def test_slow_and_failed_calls_are_said_in_the_run_log_fast_ones_are_not(
+    server: ScriptedServer, make_client: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCRIPTED_KEY", "sk-narrated-789")
+    monkeypatch.setattr(client_module, "NARRATE_AFTER_SECONDS", 0.2)
+    said: list[str] = []
+    server.script(text("quick"), slow(0.3, text("late", prompt_tokens=1200, completion_tokens=40)),
+                  status(400, "bad key sk-narrated-789"))  # fmt: skip
+    client = make_client(cache=CacheMode.off, api_key_env="SCRIPTED_KEY", max_attempts=1)
+    client.context = replace(client.context, narrate=said.append)
+
+    client.complete("one")
+    client.bound(asset_key="other_asset").complete("two")
+    with pytest.raises(ModelError):
+        client.complete("three")
+
+    slow_line, failed_line = said
+    assert slow_line.startswith("model call author/complete: answered in ")
+    assert slow_line.endswith(" s, 1,200 tokens in, 40 out, 1 request"), "the bound client narrates too"
+    assert failed_line.startswith("model call author/complete: failed after ") and "ModelRequestRejected" in failed_line
+    assert "sk-narrated-789" not in failed_line
 
 
 def test_the_api_key_never_reaches_the_ledger(

@@ -84,13 +84,15 @@ def test_without_an_author_every_selected_skill_is_skipped(tmp_path: Path, store
 
 def test_an_author_drafts_checks_and_stores(tmp_path: Path, store: TaskStore) -> None:
     make_skill_dir(tmp_path / "skills")
-    seen = []
+    seen: list[int] = []
+    started: list[tuple[int, int, str]] = []
     authored = author_tasks(skill_rows(), selection_rows(), SampleAuthor(), skills_root=tmp_path / "skills",
-                            store=store, progress=seen.append)  # fmt: skip
+                            store=store, progress=seen.append,
+                            starting=lambda *told: started.append(told))  # fmt: skip
     [record] = authored.tasks
     assert record.status == TaskStatus.built, record.reasons
     assert (record.task_id, record.skill_id, record.author) == ("billing-docling-i0", "sk-1", AUTHOR)
-    assert seen == [1]
+    assert seen == [1] and started == [(1, 1, "office/docling")], "the skill without patterns is not counted"
     frame = blueprints_frame(authored.blueprints)
     assert frame.select("task_name", "skill_id", "domain").rows() == [("billing-docling", "sk-1", DOMAIN)]
 

@@ -16,7 +16,8 @@ blueprint and build answers are assembled from a spec by one set of helpers.
   candidates, never two that conflict;
 * blueprint and build: the spec's (its challenges are the patterns the skill was offered);
 * solver: runs the reference solution of the task its instruction names (by the skill's mount)
-  with one bash call, then finishes; asked to red-team, it finishes at once;
+  with one bash call, then finishes; asked to red-team, it finishes at once; in an agent loop without
+  a `finish` tool (CompoWorld's) it answers in plain text that it has no solution;
 * judge: scores a note 1 when it says what the spec's `Note.marker` holds, else 0 (the JTBD task has one);
 * curator: `pass` for every criterion it is asked about on these skills (the rules keep them anyway);
   a refusal for any other skill, which so stays as the rules left it;
@@ -41,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script, `llm_server` is its neighbour
 
-from llm_server import Scripted, ScriptedServer, json_answer, refusal, tool_calls
+from llm_server import Scripted, ScriptedServer, json_answer, refusal, text, tool_calls
 
 OUT = "out/result.json"
 PREAMBLE = """#!/usr/bin/env bash
@@ -1693,6 +1694,9 @@ def respond(request: dict[str, Any]) -> Scripted:
     messages = request["messages"]
     everything = "\n".join(str(m.get("content") or "") for m in messages)
     if request.get("tools"):
+        names = {tool["function"]["name"] for tool in request["tools"]}
+        if "finish" not in names:  # another agent loop (CompoWorld's): a plain answer ends it
+            return text("I have no prepared solution for this task.")
         if "red-team tester" in everything:
             return tool_calls(("finish", {"message": "I did not try any shortcut."}))
         turns = sum(1 for message in messages if message["role"] == "assistant")

@@ -16,7 +16,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -38,6 +38,16 @@ T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a call's options say about the call itself rather than the request it sends."""
+
+    partition: str | None = None
+    deadline: float | None = None
+    """`time.monotonic()` instant past which the call stops (`ModelOverBudget`)."""
+
 
 NARRATE_AFTER_SECONDS = 30.0
 """A call that takes this long is said in the run's log when it ends (a failed one always is)."""
@@ -117,10 +127,11 @@ class ModelClient:
     # -- calls ------------------------------------------------------------------------------------
 
     def complete(self, prompt: PromptLike, **options: Any) -> Reply:
-        """A plain answer. Options: `max_tokens`, `temperature`, `seed`, `partition_key`, and any
-        other chat-completions parameter (`top_p`, `stop`, …)."""
-        rendered, request, limits, partition = self._prepare(prompt, options)
-        return self._run("complete", rendered, answer(request, limits), partition)
+        """A plain answer. Options: `max_tokens`, `temperature`, `seed`, `partition_key`, `deadline`
+        (a `time.monotonic()` instant: no request starts after it, and an answer still arriving then is
+        stopped, as `ModelOverBudget`), and any other chat-completions parameter (`top_p`, `stop`, …)."""
+        rendered, request, limits, scope = self._prepare(prompt, options)
+        return self._run("complete", rendered, answer(request, limits), scope)
 
     def structured(
         self, prompt: PromptLike, schema: type[M], *, check: Callable[[M], list[str]] | None = None, **options: Any
@@ -128,9 +139,9 @@ class ModelClient:
         """A validated `schema` instance. `check` adds semantic errors (sent back for repair like
         schema violations)."""
         bound = answer_tokens(schema.model_json_schema())
-        rendered, request, limits, partition = self._prepare(prompt, options, bound=bound)
+        rendered, request, limits, scope = self._prepare(prompt, options, bound=bound)
         flow = structured(request, schema, self._memory, limits, strict=self.config.strict_schema, check=check)
-        return self._run("structured", rendered, flow, partition)
+        return self._run("structured", rendered, flow, scope)
 
     def call_tools(
         self,
@@ -142,20 +153,20 @@ class ModelClient:
         **options: Any,
     ) -> ToolTurn:
         """The model's next turn with `tools` available: validated calls (possibly several), or text."""
-        rendered, request, limits, partition = self._prepare(prompt, options, tools, tool_choice, parallel)
-        return self._run("tools", rendered, tool_turn(request, {t.name: t for t in tools}, limits), partition)
+        rendered, request, limits, scope = self._prepare(prompt, options, tools, tool_choice, parallel)
+        return self._run("tools", rendered, tool_turn(request, {t.name: t for t in tools}, limits), scope)
 
     async def acomplete(self, prompt: PromptLike, **options: Any) -> Reply:
-        rendered, request, limits, partition = self._prepare(prompt, options)
-        return await self._arun("complete", rendered, answer(request, limits), partition)
+        rendered, request, limits, scope = self._prepare(prompt, options)
+        return await self._arun("complete", rendered, answer(request, limits), scope)
 
     async def astructured(
         self, prompt: PromptLike, schema: type[M], *, check: Callable[[M], list[str]] | None = None, **options: Any
     ) -> Structured[M]:
         bound = answer_tokens(schema.model_json_schema())
-        rendered, request, limits, partition = self._prepare(prompt, options, bound=bound)
+        rendered, request, limits, scope = self._prepare(prompt, options, bound=bound)
         flow = structured(request, schema, self._memory, limits, strict=self.config.strict_schema, check=check)
-        return await self._arun("structured", rendered, flow, partition)
+        return await self._arun("structured", rendered, flow, scope)
 
     async def acall_tools(
         self,
@@ -166,9 +177,9 @@ class ModelClient:
         parallel: bool | None = None,
         **options: Any,
     ) -> ToolTurn:
-        rendered, request, limits, partition = self._prepare(prompt, options, tools, tool_choice, parallel)
+        rendered, request, limits, scope = self._prepare(prompt, options, tools, tool_choice, parallel)
         flow = tool_turn(request, {t.name: t for t in tools}, limits)
-        return await self._arun("tools", rendered, flow, partition)
+        return await self._arun("tools", rendered, flow, scope)
 
     # -- driving flows ----------------------------------------------------------------------------
 
@@ -180,14 +191,14 @@ class ModelClient:
         tool_choice: str | Mapping[str, Any] | None = None,
         parallel: bool | None = None,
         bound: int | None = None,
-    ) -> tuple[Prompt, ChatRequest, Limits, str | None]:
+    ) -> tuple[Prompt, ChatRequest, Limits, Scope]:
         """The request and its limits. `bound`: the most tokens an answer valid under the call's schema
         can take (`budget.answer_tokens`); without an explicit `max_tokens` the call asks for room for
         that much at once (up to the ceiling, never below the configured `max_tokens`), and an answer
         cut off with that room is not given more."""
         options = dict(options)
         rendered = Prompt.of(prompt)
-        partition = options.pop("partition_key", None)
+        scope = Scope(options.pop("partition_key", None), options.pop("deadline", None))
         explicit = options.pop("max_tokens", None)
         sized = explicit is None and bound is not None
         max_tokens = explicit or self.config.max_tokens
@@ -215,10 +226,10 @@ class ModelClient:
             extra=options,
         )
         limits = Limits(self.config.max_repairs, ceiling, answer_bound=runaway)
-        return rendered, request, limits, partition
+        return rendered, request, limits, scope
 
-    def _run(self, operation: str, prompt: Prompt, flow: Flow[T], partition: str | None) -> T:
-        tally, started = Tally(), time.perf_counter()
+    def _run(self, operation: str, prompt: Prompt, flow: Flow[T], scope: Scope) -> T:
+        tally, started = Tally(deadline=scope.deadline), time.perf_counter()
         tally.started_at = datetime.now(UTC)
         error: BaseException | None = None
         try:
@@ -236,10 +247,10 @@ class ModelClient:
             error = exc
             raise
         finally:
-            self._record(operation, prompt, tally, started, error, partition)
+            self._record(operation, prompt, tally, started, error, scope.partition)
 
-    async def _arun(self, operation: str, prompt: Prompt, flow: Flow[T], partition: str | None) -> T:
-        tally, started = Tally(), time.perf_counter()
+    async def _arun(self, operation: str, prompt: Prompt, flow: Flow[T], scope: Scope) -> T:
+        tally, started = Tally(deadline=scope.deadline), time.perf_counter()
         tally.started_at = datetime.now(UTC)
         error: BaseException | None = None
         try:
@@ -257,7 +268,7 @@ class ModelClient:
             error = exc
             raise
         finally:
-            self._record(operation, prompt, tally, started, error, partition)
+            self._record(operation, prompt, tally, started, error, scope.partition)
 
     def _record(
         self, operation: str, prompt: Prompt, tally: Tally, started: float, error: BaseException | None,

@@ -73,6 +73,10 @@ class RoleConfig(BaseModel):
     """Stream answers: a slow model that is still writing is not cut off; one that stalls is."""
     max_answer_seconds: float = Field(1800.0, gt=0)
     """With `stream`, the longest one answer may take however steadily it arrives."""
+    budget_seconds: float | None = Field(None, gt=0)
+    """The author: the most one skill's calls (blueprint, build, their repairs) may take together;
+    past it the skill is rejected as over budget (`ModelOverBudget`). Unset: no limit. For a slow
+    local model, this is what bounds a run's time."""
     max_concurrency: int = Field(8, ge=1)
     """Requests in flight at once for this role (sync threads and async tasks alike)."""
     max_attempts: int = Field(4, ge=1)

@@ -103,3 +103,8 @@ class ModelStalled(ModelOutputError):
 class ModelLooping(ModelStalled):
     """The model's answer ended in one stretch written over and over: stopped while streaming, before
     it runs out of room, and retried like a stall (warmer, once)."""
+
+
+class ModelOverBudget(ModelStalled):
+    """The call ran past the deadline its caller gave it (an author's `budget_seconds` for one skill):
+    stopped mid-answer, tokens counted and partial kept, or before its next request; never retried."""

@@ -13,7 +13,14 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
-from skill2env.llm.errors import ModelOutputInvalid, ModelRefused, ModelRequestRejected, ModelStalled, ModelTruncated
+from skill2env.llm.errors import (
+    ModelOutputInvalid,
+    ModelOverBudget,
+    ModelRefused,
+    ModelRequestRejected,
+    ModelStalled,
+    ModelTruncated,
+)
 from skill2env.llm.structured import (
     DOWNGRADES,
     StructuredMode,
@@ -73,6 +80,8 @@ def answer(request: ChatRequest, limits: Limits) -> Flow[Reply]:
     while True:
         try:
             reply = yield request
+        except ModelOverBudget:
+            raise
         except ModelStalled:
             if warmed:
                 raise

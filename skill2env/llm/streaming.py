@@ -112,9 +112,9 @@ class StreamedAnswer:
                             f"row): stopped after {self.output_tokens} tokens", partial=self.text,
                             output_tokens=self.output_tokens)  # fmt: skip
 
-    def stalled(self, why: str) -> ModelStalled:
-        return ModelStalled(f"the model {why} after {self.output_tokens} tokens", partial=self.text,
-                            output_tokens=self.output_tokens)  # fmt: skip
+    def stalled(self, why: str, kind: type[ModelStalled] = ModelStalled) -> ModelStalled:
+        return kind(f"the model {why} after {self.output_tokens} tokens", partial=self.text,
+                    output_tokens=self.output_tokens)  # fmt: skip
 
 
 def streamed_body(body: dict[str, Any]) -> dict[str, Any]:

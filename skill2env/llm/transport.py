@@ -31,6 +31,7 @@ from skill2env.llm.connections import Connections, http_library
 from skill2env.llm.errors import (
     ModelCacheMiss,
     ModelError,
+    ModelOverBudget,
     ModelRequestRejected,
     ModelStalled,
     ModelUnavailable,
@@ -65,6 +66,8 @@ class Tally:
     finish_reason: str | None = None
     first_key: str | None = None
     started_at: datetime | None = None
+    deadline: float | None = None
+    """`time.monotonic()` instant past which no request starts and no answer keeps streaming."""
     rounds: list[dict[str, Any]] = field(default_factory=list)
     """One `llm_call_rounds` row per request (without `call_id`), raw answers included."""
 
@@ -115,6 +118,7 @@ class Transport:
         client = self.connections.sync()
         body = request.body()
         for attempt in range(1, self.config.max_attempts + 1):
+            _check_deadline(tally)
             tally.attempts += 1
             tally.endpoint_requests += 1
             try:
@@ -134,6 +138,7 @@ class Transport:
         pools = self.connections.async_pools()
         body = request.body()
         for attempt in range(1, self.config.max_attempts + 1):
+            _check_deadline(tally)
             tally.attempts += 1
             tally.endpoint_requests += 1
             try:
@@ -158,7 +163,7 @@ class Transport:
         try:
             for chunk in stream:
                 answer.add(chunk)
-                self._check_pace(answer, started)
+                self._check_pace(answer, started, tally)
         except Exception as exc:
             raise self._broken_stream(exc, answer, tally) from exc
         finally:
@@ -177,7 +182,7 @@ class Transport:
         try:
             async for chunk in stream:
                 answer.add(chunk)
-                self._check_pace(answer, started)
+                self._check_pace(answer, started, tally)
         except Exception as exc:
             raise self._broken_stream(exc, answer, tally) from exc
         finally:
@@ -192,10 +197,12 @@ class Transport:
             )
         return answer.completion()
 
-    def _check_pace(self, answer: StreamedAnswer, started: float) -> None:
+    def _check_pace(self, answer: StreamedAnswer, started: float, tally: Tally) -> None:
         loop = answer.loop()
         if loop is not None:
             raise loop
+        if tally.deadline is not None and time.monotonic() > tally.deadline:
+            raise answer.stalled("was still writing when the call's deadline passed", ModelOverBudget)
         if time.monotonic() - started > self.config.max_answer_seconds:
             raise answer.stalled(f"was still writing at the answer's limit of {self.config.max_answer_seconds:g} s")
 
@@ -339,3 +346,9 @@ def _retry_after(exc: Exception) -> float | None:
             except ValueError:
                 continue
     return None
+
+
+def _check_deadline(tally: Tally) -> None:
+    if tally.deadline is not None and time.monotonic() > tally.deadline:
+        raise ModelOverBudget(f"the call's deadline passed before request {tally.endpoint_requests + 1} was sent",
+                              attempts=tally.attempts)  # fmt: skip

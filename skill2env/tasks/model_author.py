@@ -34,6 +34,7 @@ import hashlib
 import json
 import logging
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ from skill2env.llm import (
     ModelClient,
     ModelOutputError,
     ModelOutputInvalid,
+    ModelOverBudget,
     Prompt,
     render,
 )
@@ -99,6 +101,8 @@ class ModelAuthor:
         self.check_determinism = check_determinism
         """Run the generator twice and refuse a workspace that differs (the task digest must be stable)."""
         self._generator_available = runner is not None or _bwrap_available()
+        self._deadline: float | None = None
+        """When the skill being drafted runs out of the role's `budget_seconds` (`time.monotonic()`)."""
         """False once a generator could not run here: the model is then asked for inline files only."""
 
     @property
@@ -117,6 +121,7 @@ class ModelAuthor:
         return self._pool
 
     def draft(self, skill_row: Mapping[str, Any], selection_rows: Sequence[Mapping[str, Any]]) -> TaskDraft | Rejection:
+        self._start_budget()
         try:
             skill = skill_ref(skill_row)
             domain = str(skill_row.get("domain") or "other")
@@ -130,10 +135,16 @@ class ModelAuthor:
     def rebuild(self, blueprint: Blueprint, parent_dir: Path | None = None) -> TaskDraft | Rejection:
         """Build the task of a revised (hardened) blueprint; the earlier version's Harbor directory,
         when given, shows the model what to keep."""
+        self._start_budget()
         try:
             return self._build(blueprint, parent=_parent_view(blueprint, parent_dir) if parent_dir else None)
         finally:
             self.flush()
+
+    def _start_budget(self) -> None:
+        """Start the clock of the role's `budget_seconds` for one skill (none when unset)."""
+        budget = self.client.config.budget_seconds
+        self._deadline = None if budget is None else time.monotonic() + budget
 
     def flush(self) -> int:
         """Append the buffered `llm_calls` rows to the lake (when there is one); never raises."""
@@ -165,7 +176,8 @@ class ModelAuthor:
         prompt = self._blueprint_prompt(skill_row, rows, skill, domain)
         try:
             answer = self.client.structured(prompt, BlueprintAnswer, check=lambda a: _reasons(findings(a)[1]),
-                                            max_tokens=self._max_tokens, partition_key=domain).value  # fmt: skip
+                                            max_tokens=self._max_tokens, partition_key=domain,
+                                            deadline=self._deadline).value  # fmt: skip
         except ModelOutputError as exc:
             return Rejection(_failure("blueprint", exc), author=self.name)
         blueprint, errors = findings(answer)
@@ -224,7 +236,8 @@ class ModelAuthor:
             check = _build_check(blueprint, generator_available=self._generator_available)
             try:
                 answer = self.client.structured(prompt, BuildAnswer, check=check, max_tokens=self._max_tokens,
-                                                partition_key=blueprint.domain).value  # fmt: skip
+                                                partition_key=blueprint.domain,
+                                                deadline=self._deadline).value  # fmt: skip
             except ModelOutputError as exc:
                 return Rejection(_failure("build", exc), author=self.name)
             draft, problems = self._assemble(blueprint, answer)
@@ -370,6 +383,8 @@ def _reasons(findings: Sequence[Finding]) -> list[str]:
 
 
 def _failure(step: str, exc: ModelOutputError) -> str:
+    if isinstance(exc, ModelOverBudget):
+        return f"{step}: over the author's budget_seconds for one skill: {exc}"
     if isinstance(exc, ModelOutputInvalid) and exc.errors:
         return f"{step} still invalid after repair ({exc.attempts} requests): " + "; ".join(exc.errors[:MAX_REASONS])
     return f"{step}: {type(exc).__name__}: {exc}"

@@ -4,6 +4,8 @@ request; a looping answer is not blamed on the budget."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from llm_fixtures import ClientFactory
 from llm_server import (
@@ -18,7 +20,15 @@ from llm_server import (
     truncated,
 )
 
-from skill2env.llm import ModelLooping, ModelRequestRejected, ModelStalled, ModelTruncated, ModelUnavailable, Tool
+from skill2env.llm import (
+    ModelLooping,
+    ModelOverBudget,
+    ModelRequestRejected,
+    ModelStalled,
+    ModelTruncated,
+    ModelUnavailable,
+    Tool,
+)
 from skill2env.llm.flow import repeats_itself
 from skill2env.llm.ledger import Ledger
 from skill2env.llm.streaming import stuck_in_a_loop
@@ -138,6 +148,13 @@ def test_long_answers_with_repeated_layout_are_not_taken_for_loops(
     assert make_client(max_tokens=8000).complete("hi").content == layout
     assert stuck_in_a_loop(layout) is None
     assert stuck_in_a_loop("a,b\n" + "the same row of cells, again\n" * 30) == (29, 21)
+
+
+def test_no_request_starts_after_the_calls_deadline(server: ScriptedServer, make_client: ClientFactory) -> None:
+    server.script(text("never asked"))
+    with pytest.raises(ModelOverBudget, match="deadline passed before request 1 was sent"):
+        make_client().complete("hi", deadline=time.monotonic() - 1)
+    assert server.requests == []
 
 
 def test_repetition_is_told_from_an_answer_that_is_merely_long() -> None:

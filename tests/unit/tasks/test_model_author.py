@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from harbor_tasks import require_backend
 from llm_fixtures import ClientFactory
-from llm_server import ScriptedServer, json_answer, refusal, status, text
+from llm_server import ScriptedServer, json_answer, paced, refusal, status, text
 from model_author_script import (
     EXPECTED_HOURLY,
     GENERATOR,
@@ -373,6 +373,23 @@ def test_a_refusal_is_a_rejection(server: ScriptedServer, author: ModelAuthor, t
     server.script(refusal("I cannot help with that"))
     record = _record(author, tmp_path)
     assert record.status == TaskStatus.skipped and "blueprint: ModelRefused" in record.reasons[0]
+
+
+def test_a_skill_past_the_authors_budget_is_rejected_over_budget_without_a_retry(
+    server: ScriptedServer, make_client: ClientFactory, ledger: Ledger, tmp_path: Path
+) -> None:
+    # the build answer arrives a few characters every 20 ms: minutes in all, far past the 1.5 s budget
+    server.script(json_answer(blueprint_answer()), paced(json_answer(build_answer()), 0.02))
+    author = ModelAuthor(make_client(cache=CacheMode.off, budget_seconds=1.5), runner=SubprocessRunner())
+    record = _record(author, tmp_path)
+
+    assert record.status == TaskStatus.skipped and record.task_id is None
+    over = "author model:scripted-model declined: build: over the author's budget_seconds for one skill: "
+    assert record.reasons[0].startswith(over + "the model was still writing when the call's deadline passed after ")
+    blueprint_call, build_call = ledger.rows()
+    assert blueprint_call["status"] == "ok"
+    assert (build_call["error_class"], build_call["endpoint_requests"]) == ("ModelOverBudget", 1), "never retried"
+    assert build_call["output_tokens"] > 0 and ledger.round_rows()[-1]["content"], "what came is kept"
 
 
 # --- wiring --------------------------------------------------------------------------------------

@@ -116,7 +116,7 @@ def author_offline(
             skill_seed(skill.skill_id) if seed is None else seed, skill, profile.domain, plan.patterns
         )
     except KitError as exc:
-        return Rejection(f"kit {plan.kit.name} could not build the task: {exc}", AUTHOR)
+        return Rejection(f"kit {plan.kit.name} could not build the task: {exc}", AUTHOR, failed=True)
 
 
 class OfflineAuthor:

@@ -21,10 +21,13 @@ NO_AUTHOR_REASON = "no author available (offline kits not installed, no model co
 
 @dataclass(frozen=True)
 class Rejection:
-    """An author's reasoned refusal to draft a task for a skill (the skill is recorded as skipped)."""
+    """An author's reasoned refusal to draft a task for a skill: a skill it does not serve (recorded as
+    `skipped`), or, with `failed`, a skill it tried and failed on (recorded as `rejected`, a failure of
+    the authoring stage: a model's answers still invalid after repair, a refusal, a kit that broke)."""
 
     reason: str
     author: str = ""
+    failed: bool = False
 
 
 @runtime_checkable

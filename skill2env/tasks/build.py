@@ -109,8 +109,9 @@ def _author_one(
         reason = f"author {author.name} failed: {type(exc).__name__}: {exc}"
         return None, TaskRecord(status=TaskStatus.error, reasons=(reason,), author=author.name, **about)
     if isinstance(result, Rejection):
-        reason = f"author {result.author or author.name} declined: {result.reason}"
-        return None, TaskRecord(status=TaskStatus.skipped, reasons=(reason,), author=author.name, **about)
+        verb, status = ("failed", TaskStatus.rejected) if result.failed else ("declined", TaskStatus.skipped)
+        reason = f"author {result.author or author.name} {verb}: {result.reason}"
+        return None, TaskRecord(status=status, reasons=(reason,), author=author.name, **about)
     root = skills_root or (Path(skill["root"]) if skill.get("root") else default_skills_root())
     skill_dir = root / str(skill["path"])
     if not skill_dir.is_dir():

@@ -179,10 +179,12 @@ class ModelAuthor:
                                             max_tokens=self._max_tokens, partition_key=domain,
                                             deadline=self._deadline).value  # fmt: skip
         except ModelOutputError as exc:
-            return Rejection(_failure("blueprint", exc), author=self.name)
+            return Rejection(_failure("blueprint", exc), author=self.name, failed=True)
         blueprint, errors = findings(answer)
         if blueprint is None:  # the check passed, so this cannot happen; say so rather than crash
-            return Rejection("blueprint rejected: " + "; ".join(_reasons(errors)[:MAX_REASONS]), author=self.name)
+            return Rejection(
+                "blueprint rejected: " + "; ".join(_reasons(errors)[:MAX_REASONS]), author=self.name, failed=True
+            )
         return blueprint
 
     def _blueprint_prompt(
@@ -239,7 +241,7 @@ class ModelAuthor:
                                                 partition_key=blueprint.domain,
                                                 deadline=self._deadline).value  # fmt: skip
             except ModelOutputError as exc:
-                return Rejection(_failure("build", exc), author=self.name)
+                return Rejection(_failure("build", exc), author=self.name, failed=True)
             draft, problems = self._assemble(blueprint, answer)
             reasons = problems if draft is None else _reasons(check_draft(draft).errors)
             if draft is not None and not reasons:
@@ -247,7 +249,9 @@ class ModelAuthor:
             prompt = prompt.extended(_feedback(answer, reasons))
         if draft is not None:
             return draft  # fails the author-side checks: stored as `rejected`, with their names, by build_task
-        return Rejection("the task could not be built: " + "; ".join(reasons[:MAX_REASONS]), author=self.name)
+        return Rejection(
+            "the task could not be built: " + "; ".join(reasons[:MAX_REASONS]), author=self.name, failed=True
+        )
 
     def _build_prompt(self, blueprint: Blueprint, parent: Mapping[str, Any] | None = None) -> Prompt:
         from skill2env.sandbox.base_image import BaseImageRecipe  # the docker SDK, only when building

@@ -15,7 +15,7 @@ from skill2env.tasks.tables import TASKS_SCHEMA
 from skill2env.validation.tables import VALIDATIONS_SCHEMA
 
 DOMAIN = "data-analytics"
-SKILLS = ("team/ok", "team/bad", "team/a", "team/b", "team/c")
+SKILLS = ("team/ok", "team/bad", "team/a", "team/b", "team/c", "team/d", "team/e")
 
 
 def task(skill: str, status: str, reason: str | None = None, task_id: str | None = None) -> dict[str, object]:
@@ -31,6 +31,13 @@ def build(lake: Lake) -> None:
         task("team/a", "skipped", "author offline:kits declined: no world kit fits (best 0.12)"),
         task("team/b", "skipped", "author offline:kits declined: no world kit fits (best 0.20)"),
         task("team/c", "error", "author model:m failed: ModelUnavailable: timed out"),
+        task("team/d", "rejected", "author model:m failed: blueprint: ModelRefused: the model refused: not this"),
+        task(
+            "team/e",
+            "rejected",
+            "author model:m failed: the task could not be built: build.unresolved_package: "
+            "pip simpy-nope==1.0: no such package",
+        ),
     ]
     gates = [filled(VALIDATIONS_SCHEMA, task_id="ok-i0", iteration=0, domain=DOMAIN, gate=gate, status=status,
                     evidence=evidence, accepted=False, backend="bwrap")
@@ -57,9 +64,11 @@ def test_every_stage_says_what_did_not_succeed_one_row_per_cause(lake: Lake) -> 
     build(lake)
     rows = lake.query("SELECT stage, iteration, status, reason, items, example FROM stage_failures").rows()
     assert rows == [
-        ("authoring", 0, "skipped", "author offline", 2, "team/a"),
-        ("authoring", 0, "error", "author model", 1, "team/c"),
+        ("authoring", 0, "skipped", "no world kit fits (best N)", 2, "team/a"),
+        ("authoring", 0, "error", "ModelUnavailable", 1, "team/c"),
+        ("authoring", 0, "rejected", "blueprint: ModelRefused", 1, "team/d"),
         ("authoring", 0, "rejected", "leak.answer", 1, "bad-i0"),
+        ("authoring", 0, "rejected", "the task could not be built: build.unresolved_package", 1, "team/e"),
         ("validation", 0, "infra_error", "hack_probe", 1, "ok-i0"),
         ("validation", 0, "failed", "nop", 1, "ok-i0"),
         ("rollouts", 0, "infra_error", "sandbox start failed", 1, "r2"),
@@ -73,7 +82,8 @@ def test_task_stats_and_lineage_keep_the_skills_that_made_no_task(lake: Lake) ->
     build(lake)
     stats = lake.query("SELECT skills, tasks_built, tasks_rejected, skills_skipped, authoring_errors, "
                        "workspace_files, files_per_task FROM task_stats WHERE domain = '*'").row(0)  # fmt: skip
-    assert stats == (5, 1, 1, 2, 1, 8, 4.0)
+    assert stats == (7, 1, 3, 2, 1, 8, 4.0), "a model's failed authoring counts as rejected"
     lineage = lake.query("SELECT DISTINCT skill_path, task_id, task_status FROM lineage ORDER BY skill_path").rows()
     assert lineage == [("team/a", None, "skipped"), ("team/b", None, "skipped"), ("team/bad", "bad-i0", "rejected"),
-                       ("team/c", None, "error"), ("team/ok", "ok-i0", "built")]  # fmt: skip
+                       ("team/c", None, "error"), ("team/d", None, "rejected"), ("team/e", None, "rejected"),
+                       ("team/ok", "ok-i0", "built")]  # fmt: skip

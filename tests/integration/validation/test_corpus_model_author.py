@@ -127,16 +127,17 @@ def test_each_task_is_rolled_out_scored_and_traced_to_its_skill(ran: tuple[str, 
 
 def test_the_bad_package_skill_is_a_named_rejection(ran: tuple[str, Home, Lake]) -> None:
     _, _, lake = ran
-    failures = lake.query("SELECT stage, status, items, example, example_reason FROM stage_failures").to_dicts()
+    failures = lake.query("SELECT stage, status, reason, items, example, example_reason FROM stage_failures").to_dicts()
     assert len(failures) == 1, failures
     (failure,) = failures
-    assert (failure["stage"], failure["status"], failure["items"], failure["example"]) == (
+    assert (failure["stage"], failure["status"], failure["reason"], failure["items"], failure["example"]) == (
         "authoring",
-        "skipped",
+        "rejected",
+        "the task could not be built: build.unresolved_package",
         1,
         BAD_PACKAGE_SKILL,
     )
     reason = str(failure["example_reason"])
-    assert "build.unresolved_package" in reason and BAD_PACKAGE in reason, reason
-    skipped = lake.query("SELECT skill_path, status FROM tasks WHERE status <> 'built'").rows()
-    assert skipped == [(BAD_PACKAGE_SKILL, "skipped")]
+    assert BAD_PACKAGE in reason, reason
+    rejected = lake.query("SELECT skill_path, status FROM tasks WHERE status <> 'built'").rows()
+    assert rejected == [(BAD_PACKAGE_SKILL, "rejected")]

@@ -190,9 +190,9 @@ def test_a_persistently_inconsistent_blueprint_is_recorded_with_the_named_check(
     server.script(*[json_answer(_spoiled(_inconsistent))] * 3)
     record = _record(author, tmp_path)
 
-    assert record.status == TaskStatus.skipped and len(server.requests) == 3  # 2 repair rounds, no build call
+    assert record.status == TaskStatus.rejected and len(server.requests) == 3  # 2 repair rounds, no build call
     (reason,) = record.reasons
-    assert reason.startswith("author model:scripted-model declined: blueprint still invalid after repair")
+    assert reason.startswith("author model:scripted-model failed: blueprint still invalid after repair")
     assert (
         "criteria.unknown_item: criterion ac-first" in reason
         and "criteria.orphan_item: rubric item first-failure" in reason
@@ -226,7 +226,7 @@ def test_a_blueprint_naming_what_does_not_exist_is_rejected(
     server.script(*[json_answer(_spoiled(spoil))] * 3)
     record = _record(author, tmp_path)
 
-    assert record.status == TaskStatus.skipped and named in record.reasons[0]
+    assert record.status == TaskStatus.rejected and named in record.reasons[0]
 
 
 def test_a_leaking_build_is_sent_back_once_then_stored_as_rejected_with_leaks(
@@ -329,7 +329,7 @@ def test_a_generator_that_fails_goes_back_and_a_second_failure_is_a_rejection(
     server.script(json_answer(blueprint_answer()), json_answer(broken), json_answer(broken))
     record = _record(author, tmp_path)
 
-    assert record.status == TaskStatus.skipped and named in record.reasons[0]
+    assert record.status == TaskStatus.rejected and named in record.reasons[0]
     assert named in server.requests[2]["messages"][-1]["content"]
 
 
@@ -372,7 +372,7 @@ def test_an_unreachable_endpoint_is_an_error_row_not_a_crash(
 def test_a_refusal_is_a_rejection(server: ScriptedServer, author: ModelAuthor, tmp_path: Path) -> None:
     server.script(refusal("I cannot help with that"))
     record = _record(author, tmp_path)
-    assert record.status == TaskStatus.skipped and "blueprint: ModelRefused" in record.reasons[0]
+    assert record.status == TaskStatus.rejected and "blueprint: ModelRefused" in record.reasons[0]
 
 
 def test_a_skill_past_the_authors_budget_is_rejected_over_budget_without_a_retry(
@@ -383,8 +383,8 @@ def test_a_skill_past_the_authors_budget_is_rejected_over_budget_without_a_retry
     author = ModelAuthor(make_client(cache=CacheMode.off, budget_seconds=1.5), runner=SubprocessRunner())
     record = _record(author, tmp_path)
 
-    assert record.status == TaskStatus.skipped and record.task_id is None
-    over = "author model:scripted-model declined: build: over the author's budget_seconds for one skill: "
+    assert record.status == TaskStatus.rejected and record.task_id is None
+    over = "author model:scripted-model failed: build: over the author's budget_seconds for one skill: "
     assert record.reasons[0].startswith(over + "the model was still writing when the call's deadline passed after ")
     blueprint_call, build_call = ledger.rows()
     assert blueprint_call["status"] == "ok"

@@ -52,6 +52,7 @@ class Scope:
 NARRATE_AFTER_SECONDS = 30.0
 """A call that takes this long is said in the run's log when it ends (a failed one always is)."""
 NARRATED_ERROR_CHARS = 240
+
 PromptLike = Prompt | Sequence[Mapping[str, Any]] | str
 
 

@@ -388,7 +388,7 @@ def _reasons(findings: Sequence[Finding]) -> list[str]:
 
 def _failure(step: str, exc: ModelOutputError) -> str:
     if isinstance(exc, ModelOverBudget):
-        return f"{step}: over the author's budget_seconds for one skill: {exc}"
+        return f"{step}: ModelOverBudget: {exc} (past the author's budget_seconds for one skill)"
     if isinstance(exc, ModelOutputInvalid) and exc.errors:
         return f"{step} still invalid after repair ({exc.attempts} requests): " + "; ".join(exc.errors[:MAX_REASONS])
     return f"{step}: {type(exc).__name__}: {exc}"

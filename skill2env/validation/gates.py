@@ -23,7 +23,10 @@ correct answer.
 
 Each scripted run is a rollout like any other and is verified the same way the agent's will be:
 in a fresh sandbox on a copy of the final workspace. An infrastructure failure makes the gate
-`infra_error` (the task is neither accepted nor blamed).
+`infra_error` (the task is neither accepted nor blamed). A task with an image of its own (declared
+packages, another base) has it built once before any gate: a build that fails is the task's own
+failure — its oracle gate `failed` with the build log's tail, the runs after it not made — not an
+infrastructure error of every run.
 """
 
 from __future__ import annotations
@@ -38,7 +41,16 @@ from typing import TYPE_CHECKING
 from skill2env.agent import NopPolicy, OraclePolicy, ScriptedPolicy, run_scripted_rollout
 from skill2env.agent.scripted import StepsPolicy, solution_steps, steps_to_run
 from skill2env.rubric import Judge, Method, Rubric, VerificationResult, verify_workspace
-from skill2env.sandbox import BackendName, ExecResult, Sandbox, SandboxLimits, TaskDir, make_sandbox
+from skill2env.sandbox import (
+    BackendName,
+    ExecResult,
+    ImageBuildError,
+    Sandbox,
+    SandboxLimits,
+    TaskDir,
+    make_sandbox,
+)
+from skill2env.sandbox.rootfs import needs_own_image
 from skill2env.tasks.blueprint import Blueprint
 from skill2env.thresholds import JUDGE_NOP_AT_MOST, JUDGE_ORACLE_AT_LEAST, NOP_AT_MOST, ORACLE_AT_LEAST
 from skill2env.validation.leaks import stored_task_leaks
@@ -48,6 +60,7 @@ if TYPE_CHECKING:
     from skill2env.validation.red_team import RedTeam
 
 NO_SOLUTION = "the task has no solution/solve.sh (no reference solution)"
+UNBUILT = "the task's environment does not build"
 
 
 class Gate(StrEnum):
@@ -212,6 +225,17 @@ def validate_task(
     def sandboxes() -> Sandbox:
         return make_sandbox(backend, SandboxLimits.for_task(task))
 
+    unbuilt = _build_failure(task, sandboxes)
+    if unbuilt is not None:
+        not_run = f"{UNBUILT}; not run"
+        return Validation(task_id, (
+            GateOutcome(Gate.oracle, GateStatus.failed, unbuilt),
+            GateOutcome(Gate.nop, GateStatus.skipped, not_run),
+            GateOutcome(Gate.partial, GateStatus.skipped, not_run),
+            _leak_outcome(stored_task_leaks(task_dir, blueprint)),
+            GateOutcome(Gate.judge, GateStatus.skipped, not_run),
+            GateOutcome(Gate.hack_probe, GateStatus.skipped, not_run),
+        ))  # fmt: skip
     outcomes = []
     runs: dict[Gate, VerificationResult | None] = {}
     solved = task.solve_script.is_file()
@@ -236,6 +260,21 @@ def validate_task(
     probe, probes = _hack_probe_outcome(task, task_id, rubric, sandboxes, outcomes[0], red_team)
     outcomes.append(probe)
     return Validation(task_id, tuple(outcomes), probes)
+
+
+def _build_failure(task: TaskDir, sandboxes: SandboxFactory) -> str | None:
+    """Why the task's own image does not build, or None (it builds, it has none, or the backend
+    failed for another reason, which the gates' runs then report as infrastructure)."""
+    if not needs_own_image(task):
+        return None
+    try:
+        with sandboxes() as sandbox:
+            sandbox.start(task)
+    except ImageBuildError as exc:
+        return f"{UNBUILT}: {exc}"
+    except Exception:  # not the task's fault: every gate's run meets it and says so
+        return None
+    return None
 
 
 def _hack_probe_outcome(task: TaskDir, task_id: str, rubric: Rubric, sandboxes: SandboxFactory, oracle: GateOutcome,

@@ -73,6 +73,25 @@ def test_a_package_that_does_not_install_fails_the_build_by_name(tmp_path: Path)
     assert "skill2env-no-such-package" in message
 
 
+@pytest.mark.parametrize("backend", ["docker", pytest.param("bwrap", marks=pytest.mark.bwrap)])
+def test_a_task_whose_image_does_not_build_fails_its_oracle_gate_by_name(tmp_path: Path, backend: str) -> None:
+    """A build that fails is the task's own failure, named with the build log's tail, not an
+    infrastructure error of every gate's run: the task is rejected, and no run is made."""
+    require_backend("docker")
+    require_backend(backend)
+    draft = _with_packages(["skill2env-no-such-package"], [])
+    task = _task(tmp_path, draft, f"unbuilt-{backend}")
+    validation = validate_task(f"unbuilt-{backend}", task.root, draft.blueprint.rubric, backend=backend,
+                               blueprint=draft.blueprint)  # fmt: skip
+    statuses = {o.gate: o.status.value for o in validation.outcomes}
+    assert statuses == {Gate.oracle: "failed", Gate.nop: "skipped", Gate.partial: "skipped", Gate.leak: "passed",
+                        Gate.judge: "skipped", Gate.hack_probe: "skipped"}  # fmt: skip
+    oracle = validation.outcomes[0]
+    assert oracle.evidence.startswith("the task's environment does not build: ")
+    assert "installing declared packages failed" in oracle.evidence and "skill2env-no-such-package" in oracle.evidence
+    assert not validation.accepted and validation.probes == ()
+
+
 def test_declarations_are_checked_against_the_indexes_before_any_build() -> None:
     problems = unresolved(["tree", "skill2env-no-such-package"], ["tomli-w==1.0.0", "tomli-w==99.0.0"],
                           [NPM, "semver@99.0.0", "skill2env-no-such-package"])  # fmt: skip

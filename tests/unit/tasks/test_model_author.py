@@ -384,8 +384,9 @@ def test_a_skill_past_the_authors_budget_is_rejected_over_budget_without_a_retry
     record = _record(author, tmp_path)
 
     assert record.status == TaskStatus.rejected and record.task_id is None
-    over = "author model:scripted-model failed: build: over the author's budget_seconds for one skill: "
-    assert record.reasons[0].startswith(over + "the model was still writing when the call's deadline passed after ")
+    over = "author model:scripted-model failed: build: ModelOverBudget: the model was still writing when the call's "
+    assert record.reasons[0].startswith(over + "deadline passed after ")
+    assert record.reasons[0].endswith(" tokens (past the author's budget_seconds for one skill)")
     blueprint_call, build_call = ledger.rows()
     assert blueprint_call["status"] == "ok"
     assert (build_call["error_class"], build_call["endpoint_requests"]) == ("ModelOverBudget", 1), "never retried"

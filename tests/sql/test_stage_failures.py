@@ -64,7 +64,7 @@ def test_every_stage_says_what_did_not_succeed_one_row_per_cause(lake: Lake) -> 
     build(lake)
     rows = lake.query("SELECT stage, iteration, status, reason, items, example FROM stage_failures").rows()
     assert rows == [
-        ("authoring", 0, "skipped", "no world kit fits (best N)", 2, "team/a"),
+        ("authoring", 0, "skipped", "no world kit fits", 2, "team/a"),
         ("authoring", 0, "error", "ModelUnavailable", 1, "team/c"),
         ("authoring", 0, "rejected", "blueprint: ModelRefused", 1, "team/d"),
         ("authoring", 0, "rejected", "leak.answer", 1, "bad-i0"),

@@ -2,9 +2,10 @@
 -- and one of them: authoring rows that made no task or a rejected one (`tasks`), gates a task failed
 -- or could not run (`validations`), rollouts the infrastructure or the model ended (`rollouts`,
 -- `compo_rollouts`), hardening rebuilds that were refused (`hardening_rounds`). Reasons are cut at
--- their first colon and their digits folded, so one cause is one row; an authoring reason loses its
--- "author NAME failed|declined: " lead and keeps the name after its first colon when it has one
--- ("blueprint: ModelRefused", "the task could not be built: build.unresolved_package").
+-- their first colon, their asides in parentheses dropped and their digits folded, so one cause is
+-- one row; an authoring reason loses its "author NAME failed|declined: " lead and keeps the name
+-- after its first colon when it has one ("blueprint: ModelRefused", "the task could not be built:
+-- build.unresolved_package").
 --   SELECT * FROM stage_failures WHERE stage = 'authoring'
 CREATE OR REPLACE VIEW stage_failures AS
 WITH failures AS (
@@ -36,7 +37,7 @@ WITH failures AS (
 SELECT stage, iteration, status, reason, items, example, example_reason
 FROM (
     SELECT stage, iteration, status,
-           regexp_replace(cause, '[0-9]+([.][0-9]+)?', 'N', 'g') AS reason,
+           regexp_replace(regexp_replace(cause, ' [(][^)]*[)]', '', 'g'), '[0-9]+([.][0-9]+)?', 'N', 'g') AS reason,
            count(*) AS items, min(item) AS example, any_value(reason) AS example_reason,
            list_position(['authoring', 'validation', 'rollouts', 'hardening', 'compoworld rollouts'], stage) AS step
     FROM failures

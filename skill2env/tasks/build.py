@@ -78,10 +78,10 @@ def author_tasks(
         if row.get("pattern_id"):
             chosen.setdefault((row["skill_id"], row["path"]), []).append(row)
     authored = Authored()
-    todo = [s for s in skills if (s["skill_id"], s["path"]) in chosen]
-    for done, skill in enumerate(todo):
+    selected = [s for s in skills if (s["skill_id"], s["path"]) in chosen]
+    for done, skill in enumerate(selected):
         if starting:
-            starting(done + 1, len(todo), str(skill["path"]))
+            starting(done + 1, len(selected), str(skill["path"]))
         rows = sorted(chosen[(skill["skill_id"], skill["path"])], key=lambda r: r.get("rank") or 0)
         blueprint, record = _author_one(skill, rows, author, skills_root, store)
         if blueprint is not None:

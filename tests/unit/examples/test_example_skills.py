@@ -27,6 +27,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from example_scripts import import_script
 import yaml
 
 from skill2env.home import EXAMPLE_SKILLS
@@ -81,20 +82,7 @@ def run_json(skill: str, *args: Any, expect_rc: int) -> Any:
 
 def load_script(skill: str) -> ModuleType:
     """Import a skill script as a module without writing __pycache__ into examples/."""
-    name = f"_example_skill_{skill.replace('-', '_')}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, script_path(skill))
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    previous = sys.dont_write_bytecode
-    sys.dont_write_bytecode = True
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.dont_write_bytecode = previous
-    return module
+    return import_script(script_path(skill), f"_example_skill_{skill.replace('-', '_')}")
 
 
 def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:

@@ -21,6 +21,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from example_scripts import import_script
 import yaml
 
 from skill2env.home import EXAMPLE_SKILLS
@@ -48,19 +49,7 @@ def run(skill: str, *args: Any, env: dict[str, str] | None = None) -> subprocess
 
 
 def load(skill: str) -> ModuleType:
-    name = f"_package_skill_{skill.replace('-', '_')}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, script_path(skill))
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    previous, sys.dont_write_bytecode = sys.dont_write_bytecode, True
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.dont_write_bytecode = previous
-    return module
+    return import_script(script_path(skill), f"_package_skill_{skill.replace('-', '_')}")
 
 
 def assert_input_error(proc: subprocess.CompletedProcess[str], *fragments: str) -> None:

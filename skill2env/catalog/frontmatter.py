@@ -40,6 +40,9 @@ _OPENING_FENCE_RE = re.compile(r"\A\s*?^---[ \t]*(?:\n|\Z)", re.MULTILINE)
 _CLOSING_FENCE_RE = re.compile(r"\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)")
 _BLANK_LINE_RE = re.compile(r"^[ \t]*$", re.MULTILINE)
 _TOP_LEVEL_KEY_RE = re.compile(r"^([^\s#\-][^:\n]*?)[ \t]*:(?:[ \t]+|$)(.*)$")
+_SIMPLE_ENTRY_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ ]+(\S(?:[^\n]*\S)?)[ ]*")
+_RESOLVED_WORDS = frozenset({"yes", "no", "true", "false", "on", "off", "null"})
+"""Plain scalars YAML 1.1 reads as booleans or null, in any letter case: left to the YAML parser."""
 
 
 class ParsedFrontmatter(BaseModel):
@@ -94,6 +97,9 @@ def _parse_unterminated(text: str, start: int) -> ParsedFrontmatter:
 
 
 def _parse_block(raw: str, body: str) -> ParsedFrontmatter:
+    simple = _simple_mapping(raw)
+    if simple is not None:
+        return ParsedFrontmatter(status="ok", raw=raw, data=simple, body=body, error=None)
     try:
         loaded = _to_json_safe(yaml.load(raw, Loader=_Loader), 0, [0])  # noqa: S506 - safe loader
     except Exception as exc:  # any YAML or conversion failure is a parse error, never a crash
@@ -116,6 +122,35 @@ def _parse_block(raw: str, body: str) -> ParsedFrontmatter:
             error=f"frontmatter is a YAML {_yaml_kind(loaded)}, not a mapping",
         )
     return ParsedFrontmatter(status="ok", raw=raw, data=loaded, body=body, error=None)
+
+
+def _simple_mapping(raw: str) -> dict[str, str] | None:
+    """The mapping of a block whose every line is `key: text` with text YAML reads as that very
+    string (half of real frontmatter); None for anything else, which goes to the YAML parser.
+
+    Plain text must start with a letter (no number, date, indicator or quote), hold no `: ` or ` #`,
+    not end in `:` and not be a boolean or null word; quoted text must need no escapes.
+    """
+    data: dict[str, str] = {}
+    for line in raw.split("\n"):
+        entry = _SIMPLE_ENTRY_RE.fullmatch(line)
+        if entry is None:
+            return None
+        key, value = entry.groups()
+        if key.lower() in _RESOLVED_WORDS:
+            return None
+        quote = value[0]
+        if quote in "\"'":
+            inner = value[1:-1]
+            if len(value) < 2 or value[-1] != quote or quote in inner or "\\" in inner or not inner.isprintable():
+                return None
+            data[key] = inner
+            continue
+        plain = quote.isascii() and quote.isalpha() and value.lower() not in _RESOLVED_WORDS
+        if not plain or ": " in value or " #" in value or value.endswith(":") or not value.isprintable():
+            return None
+        data[key] = value
+    return data
 
 
 def _one_line(exc: BaseException) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -18,6 +18,7 @@ from skill2env.parallel import map_chunks
 
 CHUNK_SIZE = 1024
 """Skills per chunk: each chunk costs a lake connection and a query, so chunks are large."""
+_KEYS_SCHEMA = pl.Schema({"domain": pl.String, "skill_id": pl.String, "path": pl.String})
 INLINE_BELOW = 512
 """Fewer skills than this are curated in-process: spawning workers costs more."""
 
@@ -26,8 +27,8 @@ class SkillSource(Protocol):
     """Where curation reads `skills` rows. It must pickle: worker processes load their own slices,
     so the large rows never pass through the coordinating process."""
 
-    def keys(self, domain: str) -> pl.DataFrame:
-        """`skill_id` and `path` of every skill of `domain`, in path order."""
+    def keys(self, domains: Sequence[str]) -> pl.DataFrame:
+        """`domain`, `skill_id` and `path` of every skill of `domains`, in domain then path order."""
         ...
 
     def rows(self, domain: str, first_path: str, last_path: str) -> pl.DataFrame:
@@ -41,8 +42,9 @@ class FrameSource:
 
     frames: Mapping[str, pl.DataFrame]
 
-    def keys(self, domain: str) -> pl.DataFrame:
-        return self.frames[domain].select("skill_id", "path").sort("path")
+    def keys(self, domains: Sequence[str]) -> pl.DataFrame:
+        frames = [self.frames[domain].select(pl.lit(domain).alias("domain"), "skill_id", "path") for domain in domains]
+        return pl.concat(frames).sort("domain", "path") if frames else pl.DataFrame(schema=_KEYS_SCHEMA)
 
     def rows(self, domain: str, first_path: str, last_path: str) -> pl.DataFrame:
         path = pl.col("path")
@@ -156,11 +158,10 @@ def _curate_tagged(chunk: CurationChunk) -> tuple[str, pl.DataFrame]:
 
 
 def _chunks(sizes: Mapping[str, int], source: SkillSource) -> Iterator[CurationChunk]:
-    for domain in sizes:
-        keys = source.keys(domain)
+    for (domain,), keys in source.keys(list(sizes)).group_by("domain", maintain_order=True):
         duplicates = duplicate_paths(keys)
         paths = keys.get_column("path").to_list()
         for start in range(0, len(paths), CHUNK_SIZE):
             part = paths[start : start + CHUNK_SIZE]
             mine = {path: duplicates[path] for path in part if path in duplicates}
-            yield CurationChunk(source, domain, part[0], part[-1], mine)
+            yield CurationChunk(source, str(domain), part[0], part[-1], mine)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,12 +19,20 @@ class LakeSkillSource:
     lake_path: Path
     lock_timeout: float = 600.0
 
-    def keys(self, domain: str) -> pl.DataFrame:
-        return self._lake().query(load_sql("queries/skill_keys_of_domain"), {"domain": domain})
+    def keys(self, domains: Sequence[str]) -> pl.DataFrame:
+        return self._lake().query(load_sql("queries/skill_keys_of_domains"), {"domains": list(domains)})
 
     def rows(self, domain: str, first_path: str, last_path: str) -> pl.DataFrame:
         bound = {"domain": domain, "first_path": first_path, "last_path": last_path}
         return self._lake().query(load_sql("queries/skills_of_domain"), bound)
 
     def _lake(self) -> Lake:
-        return Lake(self.lake_path, lock_timeout=self.lock_timeout)
+        # One Lake per process and path: it checks the lake's schema once, not once per chunk.
+        key = (self.lake_path, self.lock_timeout)
+        lake = _LAKES.get(key)
+        if lake is None:
+            lake = _LAKES[key] = Lake(self.lake_path, lock_timeout=self.lock_timeout)
+        return lake
+
+
+_LAKES: dict[tuple[Path, float], Lake] = {}

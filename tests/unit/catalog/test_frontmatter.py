@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 from corpus import CORPUS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from skill2env.catalog.frontmatter import parse_frontmatter
+from skill2env.catalog.frontmatter import _Loader, _simple_mapping, _to_json_safe, parse_frontmatter
 
 OPENCLAW = CORPUS / "openclaw-skills"
 
@@ -338,3 +341,48 @@ def test_corpus_every_skill_md_parses_without_raising() -> None:
 
     assert statuses.get("yaml_error") == 4
     assert statuses.get("not_mapping", 0) == 0
+
+
+# --- the fast path for simple blocks agrees with the YAML parser ------------------------------
+
+_KEYS = st.sampled_from(["name", "description", "license", "version", "on", "Yes", "NULL", "x_y", "a-b", "y"])
+_VALUE_CHARS = st.sampled_from(
+    [*list("aZ09 :#'\"-[]{},&*!|>%@`\\\t.~é\xa0"), "true", "No", "null", "1.5", "2024-01-02"]
+)
+_FIRST_CHARS = st.sampled_from(["a", "Z", "e", "Yes", "on", "é", "'", '"', "1", "-", "~", ""])
+_VALUES = st.tuples(_FIRST_CHARS, st.lists(st.one_of(st.sampled_from("ab  "), _VALUE_CHARS), max_size=10)).map(
+    lambda parts: parts[0] + "".join(parts[1])
+)
+
+
+@given(st.lists(st.tuples(_KEYS, _VALUES, st.sampled_from([": ", ": ", ":  ", ":", " : "])), min_size=1, max_size=3))
+@settings(max_examples=1000, deadline=None)
+def test_the_simple_block_fast_path_reads_what_yaml_reads(entries: list[tuple[str, str, str]]) -> None:
+    raw = "\n".join(f"{key}{colon}{value}" for key, value, colon in entries)
+    fast = _simple_mapping(raw)
+    if fast is None:
+        return  # left to the YAML parser
+    assert fast == _to_json_safe(yaml.load(raw, Loader=_Loader), 0, [0])
+
+
+def test_the_fast_path_takes_common_blocks_and_leaves_the_rest_to_yaml() -> None:
+    common = 'name: pdf-tools\ndescription: Fill, merge and split PDF files. Use when asked about PDFs.\nlicense: "MIT"'
+    assert _simple_mapping(common) == {
+        "name": "pdf-tools",
+        "description": "Fill, merge and split PDF files. Use when asked about PDFs.",
+        "license": "MIT",
+    }
+    left_to_yaml = (
+        "name: x\ndescription: yes",
+        "version: 1.0",
+        "name: x\nmetadata:\n  a: b",
+        "name: a: b",
+        "on: push",
+        "name: x # note",
+        "description: 'it''s'",
+        'description: "a\\tb"',
+        "name: x\n\ndescription: y",
+    )
+    for raw in left_to_yaml:
+        assert _simple_mapping(raw) is None, raw
+        assert parse_frontmatter(f"---\n{raw}\n---\nbody").status in ("ok", "yaml_error")

@@ -14,14 +14,17 @@ from skill2env.kits.billing import KIT as BILLING
 from skill2env.kits.cleanroom import KIT as CLEANROOM
 from skill2env.kits.coderepair import KIT as CODEREPAIR
 from skill2env.kits.configaudit import KIT as CONFIGAUDIT
+from skill2env.kits.diagrams import KIT as DIAGRAMS
 from skill2env.kits.gitforensics import KIT as GITFORENSICS
 from skill2env.kits.incident import KIT as INCIDENT
 from skill2env.kits.labdata import KIT as LABDATA
 from skill2env.kits.mediadesk import KIT as MEDIADESK
 from skill2env.kits.memory import KIT as MEMORY
+from skill2env.kits.records import KIT as RECORDS
 from skill2env.kits.research import KIT as RESEARCH
 from skill2env.kits.spec import KitError
 from skill2env.kits.sqldrift import KIT as SQLDRIFT
+from skill2env.kits.textcodes import KIT as TEXTCODES
 from skill2env.kits.webapi import KIT as WEBAPI
 from skill2env.kits.webfront import KIT as WEBFRONT
 
@@ -41,6 +44,9 @@ KITS: dict[str, Kit] = {
         LABDATA,
         MEDIADESK,
         WEBFRONT,
+        RECORDS,
+        TEXTCODES,
+        DIAGRAMS,
     )
 }
 

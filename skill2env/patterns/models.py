@@ -76,6 +76,12 @@ class Trait(StrEnum):
     """Money documents and their reconciliation: invoices, payments, receipts, ledgers, contracts' rates."""
     WEB_FRONTEND = "web_frontend"
     """A web app's front end: pages, components, stylesheets, design tokens, Core Web Vitals, accessibility."""
+    TEXT_CODING = "text_coding"
+    """Classifying or scoring texts against a written scheme: tactics, dimensions, rubrics, codebooks."""
+    PERSONAL_RECORDS = "personal_records"
+    """A person's own records kept by an assistant: birthdays, contacts, to-dos, reminders, habits, focus sessions."""
+    DIAGRAMS = "diagrams"
+    """Diagrams kept as files: Excalidraw scenes, Mermaid, draw.io, Graphviz and PlantUML sources, flowcharts."""
 
 
 class InformationLevel(StrEnum):

@@ -13,7 +13,8 @@ from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.checks import check_draft
 from skill2env.tasks.draft import TaskDraft
 
-PATTERN_TESTED = ("labdata", "mediadesk", "memory", "research", "webapi", "webfront")
+PATTERN_TESTED = ("labdata", "mediadesk", "memory", "research", "webapi", "webfront", "records", "diagrams",
+                  "textcodes")  # fmt: skip
 NAIVE_KEEPS = {"cross_deliverable_agreement"}
 """Patterns the naive baseline is not meant to fail: a rule about agreement between deliverables,
 which a naive list or summary keeps."""

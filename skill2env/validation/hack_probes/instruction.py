@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 EXTENSIONS = ("csv", "tsv", "json", "jsonl", "md", "txt", "log", "yaml", "yml", "toml", "html", "xml", "xlsx",
-              "docx", "pdf", "db", "sqlite", "sql", "py", "sh", "ini", "cfg", "env")  # fmt: skip
+              "docx", "pdf", "db", "sqlite", "sql", "py", "sh", "ini", "cfg", "env", "excalidraw", "mmd")  # fmt: skip
 PATH_RE = re.compile(r"(?<![\w/.-])(/?[\w][\w./-]*\.(?:" + "|".join(EXTENSIONS) + r"))(?![\w])")
 HEADER_RE = re.compile(r"`([A-Za-z_][\w ]*(?:,[A-Za-z_][\w ]*)+)`")
 CODE_RE = re.compile(r"```[a-z]*\n(.*?)```|`(\{[^`]*\})`", re.DOTALL)

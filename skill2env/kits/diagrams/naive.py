@@ -54,15 +54,15 @@ def main() -> None:
     shapes = [e for e in scene if e["type"] in ("rectangle", "diamond", "ellipse")]
     arrows = [e for e in scene if e["type"] == "arrow"]
     start = next(s for s in shapes if s["type"] == "ellipse")
-    seen, todo = {start["id"]}, [start["id"]]
-    while todo:
-        current = todo.pop()
+    seen, frontier = {start["id"]}, [start["id"]]
+    while frontier:
+        current = frontier.pop()
         for arrow in arrows:
             begin = (arrow.get("startBinding") or {}).get("elementId")
             end = (arrow.get("endBinding") or {}).get("elementId")
             if begin == current and end in by_id and end not in seen:
                 seen.add(end)
-                todo.append(end)
+                frontier.append(end)
     ids = [e["id"] for e in scene]
     lint = json.loads(rt.read_text(root / "diagrams" / "lint-report.json"))
     rt.write_json("diagram_report.json", {

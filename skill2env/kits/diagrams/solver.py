@@ -66,12 +66,12 @@ def parse_runbook(text: str) -> tuple[dict[int, dict[str, Any]], str]:
 
 def reachable(steps: dict[int, dict[str, Any]]) -> list[int]:
     seen: list[int] = []
-    todo = [1]
-    while todo:
-        num = todo.pop(0)
+    frontier = [1]
+    while frontier:
+        num = frontier.pop(0)
         if num not in seen:
             seen.append(num)
-            todo += [t for _, t in steps[num]["branches"]]
+            frontier += [t for _, t in steps[num]["branches"]]
     return seen
 
 
@@ -148,16 +148,16 @@ def lint(scene: dict[str, Any], start_label: str) -> dict[str, list[str]]:
     arrows = [e for e in live if e["type"] == "arrow"]
     start = next((s for s in shapes if label(s) == start_label), None)
     seen: list[int] = []
-    todo = [start] if start else []
-    while todo:
-        shape = todo.pop()
+    frontier = [start] if start else []
+    while frontier:
+        shape = frontier.pop()
         if id(shape) in seen:
             continue
         seen.append(id(shape))
         for arrow in arrows:
             begin, end = ends(arrow)
             if begin is shape and end is not None:
-                todo.append(end)
+                frontier.append(end)
     ids = [e["id"] for e in live]
     return {
         "dangling_arrows": sorted(a["id"] for a in arrows if None in ends(a)),

@@ -378,17 +378,17 @@ def expected_unlabeled(scene: Scene) -> list[str]:
 def expected_unreachable(scene: Scene) -> list[str]:
     seen: set[int] = set()
     start = next((s for s in shapes(scene) if s.id == scene.start), None)
-    todo = [start] if start else []
+    frontier = [start] if start else []
     arrows = [e for e in live(scene) if e.type == "arrow"]
-    while todo:
-        shape = todo.pop()
+    while frontier:
+        shape = frontier.pop()
         if id(shape) in seen:
             continue
         seen.add(id(shape))
         for arrow in arrows:
             begin, end = arrow_ends(scene, arrow)
             if begin is shape and end is not None:
-                todo.append(end)
+                frontier.append(end)
     return sorted(label_of(scene, s) for s in shapes(scene) if id(s) not in seen and label_of(scene, s))
 
 
@@ -429,13 +429,13 @@ def expected_graph(world: World) -> tuple[dict[str, str], list[list[str]]]:
     """The flowchart: label → shape of every step reachable from step 1, and [from, to, branch] edges."""
     steps = current_steps(world)
     seen: list[int] = []
-    todo = [1]
-    while todo:
-        num = todo.pop(0)
+    frontier = [1]
+    while frontier:
+        num = frontier.pop(0)
         if num in seen:
             continue
         seen.append(num)
-        todo += [t for _, t in steps[num].branches]
+        frontier += [t for _, t in steps[num].branches]
     nodes = {steps[n].label: SHAPE_OF[steps[n].kind] for n in seen}
     edges = sorted([steps[n].label, steps[t].label, b] for n in seen for b, t in steps[n].branches)
     return nodes, edges

@@ -113,7 +113,11 @@ def author_offline(
     )
     try:
         return plan.kit.build(
-            skill_seed(skill.skill_id) if seed is None else seed, skill, profile.domain, plan.patterns
+            skill_seed(skill.skill_id) if seed is None else seed,
+            skill,
+            profile.domain,
+            plan.patterns,
+            focus=plan.kit.focus_of(profile),
         )
     except KitError as exc:
         return Rejection(f"kit {plan.kit.name} could not build the task: {exc}", AUTHOR, failed=True)

@@ -96,6 +96,17 @@ class Kit(ABC):
     def compose(self, seed: int, patterns: Mapping[str, int], salt: int) -> Composition:
         """The world for `seed` with `patterns` applied; `salt` re-draws incidental values."""
 
+    # -- focus ----------------------------------------------------------------------------------
+
+    def focus_of(self, profile: SkillProfile) -> str | None:
+        """The part of the kit's world the skill itself works on, for a kit whose task spans several
+        (None: the task weighs them alike). Most kits' worlds are one activity and have none."""
+        return None
+
+    def compose_focused(self, seed: int, patterns: Mapping[str, int], salt: int, focus: str | None) -> Composition:
+        """`compose`, with the task weighted toward `focus` where the kit has parts to focus on."""
+        return self.compose(seed, patterns, salt)
+
     # -- matching -------------------------------------------------------------------------------
 
     lead: ClassVar[tuple[Trait, ...]] = ()
@@ -153,12 +164,16 @@ class Kit(ABC):
         iteration: int = 0,
         parent: Blueprint | None = None,
         proposal_id: str = "offline-rules",
+        focus: str | None = None,
     ) -> TaskDraft:
-        """The task for `seed` with `patterns` (id → intensity): deterministic for the same arguments."""
+        """The task for `seed` with `patterns` (id → intensity): deterministic for the same arguments. A
+        rebuild from `parent` keeps the parent's focus."""
         self.check_patterns(patterns)
+        if focus is None and parent is not None:
+            focus = focus_in(parent)
         composition, leaks = None, []
         for salt in range(MAX_SALTS):
-            composition = self.compose(seed, dict(patterns), salt)
+            composition = self.compose_focused(seed, dict(patterns), salt, focus)
             leaks = secret_leaks(composition)
             if not leaks:
                 break
@@ -198,6 +213,14 @@ class Kit(ABC):
 
 
 # -- assembly ------------------------------------------------------------------------------------
+
+
+FOCUS_FACT = "goal.focus"
+"""The stated fact naming a focused task's focus (see `Kit.focus_of`)."""
+
+
+def focus_in(blueprint: Blueprint) -> str | None:
+    return next((str(f.value) for f in blueprint.facts if f.id == FOCUS_FACT and f.value is not None), None)
 
 
 def task_name(kit: str, skill_name: str, seed: int, iteration: int) -> str:

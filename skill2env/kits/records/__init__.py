@@ -12,10 +12,11 @@ per goal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from skill2env.kits.base import Kit
+from skill2env.kits.base import FOCUS_FACT, Kit
 from skill2env.kits.records.docs import render_world
 from skill2env.kits.records.patterns import (
     BIRTHDAYS,
@@ -34,13 +35,30 @@ from skill2env.kits.records.world import (
     expected_upcoming,
     generate,
 )
-from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item
+from skill2env.kits.spec import ChallengeSpec, Composition, Design, Item, KitError
 from skill2env.patterns.models import InformationLevel, Trait
+from skill2env.patterns.traits import SkillProfile
 from skill2env.rubric import CheckSpec
 
 UPCOMING = "output/upcoming.json"
 TASKS = "output/tasks.json"
 FOCUS = "output/focus.json"
+
+RECORD_CUES = {
+    UPCOMING: re.compile(r"\bbirthdays?\b|\banniversar(?:y|ies)\b"),
+    TASKS: re.compile(r"\btasks?\b|\bto-?dos?\b|\boverdue\b"),
+    FOCUS: re.compile(r"\bfocus(?:ed|ing)?\b|\bpomodoros?\b|\bsessions?\b|\bhabits?\b|\bstreaks?\b"),
+}
+"""Each record's words in a skill's text: the deliverable of the record the skill keeps."""
+KEPT = {UPCOMING: "birthdays", TASKS: "tasks", FOCUS: "focus time"}
+FOCUS_WEIGHT = 0.6
+"""A focused task's share on the skill's own record: the other two records keep 0.2 each, enough that the
+task is still the whole upkeep, little enough that most of the reward is the skill's own workflow."""
+WHAT = {
+    UPCOMING: "the birthdays of the window, with the age each person turns",
+    TASKS: "the overdue open tasks in priority order, and the count completed this week",
+    FOCUS: "the focused minutes per goal over the whole log",
+}
 
 
 class RecordsKit(Kit):
@@ -80,26 +98,37 @@ class RecordsKit(Kit):
     def generate_world(self, seed: int, salt: int) -> World:
         return generate(seed, salt)
 
+    def focus_of(self, profile: SkillProfile) -> str | None:
+        """The record the skill's text is about: more of its words than of the other two together."""
+        counts = {path: len(cue.findall(profile.text.lower())) for path, cue in RECORD_CUES.items()}
+        top = max(counts, key=lambda p: counts[p])
+        return top if counts[top] > sum(counts.values()) - counts[top] else None
+
     def compose(self, seed: int, patterns: Mapping[str, int], salt: int) -> Composition:
+        return self.compose_focused(seed, patterns, salt, None)
+
+    def compose_focused(self, seed: int, patterns: Mapping[str, int], salt: int, focus: str | None) -> Composition:
+        if focus is not None and focus not in RECORD_CUES:
+            raise KitError(f"kit {self.name}: no record {focus!r} to focus on (one of {sorted(RECORD_CUES)})")
         world, design = self.world(seed, patterns, salt)
         workspace = render_world(world)
         composition = Composition(
-            title=f"Bring {world.owner[0]}'s birthdays, tasks and focus time up to date",
+            title=f"Bring {world.owner[0]}'s {KEPT[focus]} up to date, with the rest of the records"
+            if focus
+            else f"Bring {world.owner[0]}'s birthdays, tasks and focus time up to date",
             goal=f"From {world.owner[0]}'s own records as of {world.today.isoformat()}: the birthdays of the next "
             f"{world.window} days with the age each person turns, the overdue open tasks in priority order with the "
             "count done this week, and the focused minutes per goal.",
-            body=instruction_body(world, workspace.files),
+            body=instruction_body(world, workspace.files, focus),
             workspace=workspace,
             facts=[],
             challenges=[],
-            deliverables=[
-                (UPCOMING, "json", "the birthdays of the window, with the age each person turns", 0.35),
-                (TASKS, "json", "the overdue open tasks in priority order, and the count completed this week", 0.35),
-                (FOCUS, "json", "the focused minutes per goal over the whole log", 0.3),
-            ],
+            deliverables=[(path, "json", WHAT[path], share(path, focus)) for path in (UPCOMING, TASKS, FOCUS)],
             items=[],
         )
         found, stated = InformationLevel.DISCOVERABLE, InformationLevel.STATED
+        if focus is not None:
+            composition.fact(FOCUS_FACT, "the record the task is weighted toward", stated, focus)
         composition.fact("goal.today", "today's date", stated, world.today.isoformat())
         composition.fact("goal.window", "the window in days", stated, world.window)
         composition.fact("birthdays.list", "the birthdays list", found, "Birthdays", location=BIRTHDAYS)
@@ -116,9 +145,16 @@ class RecordsKit(Kit):
         return composition
 
 
-def instruction_body(world: World, files: Mapping[str, bytes]) -> str:
+def share(path: str, focus: str | None) -> float:
+    if focus is None:
+        return 0.3 if path == FOCUS else 0.35
+    return FOCUS_WEIGHT if path == focus else round((1.0 - FOCUS_WEIGHT) / 2, 6)
+
+
+def instruction_body(world: World, files: Mapping[str, bytes], focus: str | None = None) -> str:
     logs = sorted(p for p in files if p.startswith("focus/") and not p.endswith("README.md"))
     shown = f"`{logs[0]}`" if len(logs) == 1 else f"`focus/` ({len(logs)} files)"
+    weighted = f"\n`{focus}` ({WHAT[focus]}) counts most; all three are checked.\n" if focus else ""
     return f"""Today is {world.today.isoformat()} ({world.today.strftime("%A")}); {world.owner[0]}'s clock is UTC+01:00.
 The assistant keeps {world.owner[0].split()[0]}'s records in the workspace: the birthdays list `{BIRTHDAYS}` with the
 contacts `{CONTACTS}`, the task tracker `{DATABASE}` (SQLite; `{TASKS_README}` explains it) and the focus-session
@@ -133,7 +169,7 @@ log {shown} (`{FOCUS_README}` explains it). Each file's own notes govern how it 
    many of {world.owner[0].split()[0]}'s tasks were completed this week (Monday to today, local time).
 3. `{FOCUS}`: `{{"minutes": {{"<goal>": <minutes>, ...}}}}` — for each goal of the log, the focused minutes over the
    whole log (pauses excluded), in whole minutes.
-"""
+{weighted}"""
 
 
 def json_check(path: str, json_path: str, expected: Any, *, extra_keys: bool = False) -> CheckSpec:

@@ -84,3 +84,12 @@ def test_side_traits_never_serve_a_development_skill() -> None:
         traits = skill_traits(profile)
         kit = KITS[match.kit]
         assert any(traits[t].strength >= LEAD_AT_LEAST for t in kit.lead_traits if t in traits), (profile.name, match)
+
+
+@pytest.mark.parametrize("root", [FULL, CORPUS], ids=["with-scripts", "text-only"])
+def test_every_skill_a_kit_with_parts_serves_gets_its_own_part(root: Path) -> None:
+    """The personal-records world has three records; each development skill it serves keeps one of them,
+    and its task weighs that record most."""
+    _, matched = served(root)
+    focused = {profile.name: KITS[match.kit].focus_of(profile) for profile, match in matched if match.kit == "records"}
+    assert len(focused) >= 2 and all(focused.values()), focused

@@ -19,7 +19,6 @@ from skill2env.kits.diagrams import FLOW, KIT, REPORT
 from skill2env.kits.diagrams.world import expected_dangling, expected_graph, expected_report
 from skill2env.patterns.traits import SkillProfile
 from skill2env.tasks.blueprint import SkillRef
-from skill2env.tasks.checks import check_draft
 from skill2env.tasks.draft import TaskDraft
 
 SKILL = SkillRef(skill_id="s-diagrams", name="excalidraw-flowchart", path="excalidraw-flowchart")
@@ -35,33 +34,11 @@ def solved(draft: TaskDraft, root: Path) -> Path:
     return root
 
 
-def test_the_kit_is_registered_with_its_patterns() -> None:
-    assert KITS["diagrams"] is KIT
-    assert len(KIT.patterns) >= 7
-    assert set(KIT.starters) <= set(KIT.patterns)
-    assert set(KIT.tool_patterns.values()) <= set(KIT.patterns)
-
-
 def test_the_naive_baseline_is_right_on_a_world_without_harmful_traps() -> None:
     patterns = {"scope_distractor": 1, "stale_derived_artifact": 1}
     seed = next(s for s in range(40) if not KIT.world(s, patterns)[0].harmful)
     reward, items, log = rollout(build(seed, patterns), KIT.naive_policy())
     assert reward >= FULL_CREDIT, (items, log)
-
-
-def test_the_naive_baseline_stays_below_full_credit_with_every_pattern_on() -> None:
-    for seed in (0, 1, 2):
-        for level in (2, 3):
-            reward, _, log = rollout(build(seed, dict.fromkeys(KIT.patterns, level)), KIT.naive_policy())
-            assert "Traceback" not in log, log
-            assert reward < FULL_CREDIT, (seed, level)
-
-
-def test_no_expected_result_is_readable_in_the_workspace_and_the_files_repeat() -> None:
-    patterns = dict.fromkeys(KIT.patterns, 3)
-    for seed in (0, 1, 2):
-        assert check_draft(build(seed, patterns)).leak.leaked == 0
-    assert build(9, patterns).workspace == build(9, patterns).workspace
 
 
 def test_the_expected_flowchart_follows_the_change_notes_and_leaves_the_appendix_out() -> None:

@@ -64,13 +64,6 @@ def test_each_pattern_alone_is_solved_and_at_intensity_3_beats_the_naive_baselin
     assert naive < FULL_CREDIT, (pattern, items)
 
 
-def test_the_naive_baseline_stays_below_full_credit_with_every_pattern_on() -> None:
-    for seed in (0, 1, 2):
-        reward, _, log = rollout(build(seed, dict.fromkeys(KIT.patterns, 3)), KIT.naive_policy())
-        assert "Traceback" not in log, log
-        assert reward < FULL_CREDIT
-
-
 def test_the_naive_baseline_is_right_when_every_trap_is_benign() -> None:
     patterns = dict.fromkeys(KIT.patterns, 1)
     seed = next(

@@ -1,6 +1,7 @@
 """Every pattern of the newer kits, one by one and all together: the reference solver earns full credit
-at every intensity, a partial solution stays below the pass threshold, the author-side checks pass, and
-at intensity 3 each pattern alone stops the naive baseline."""
+at every intensity, a partial solution stays below the pass threshold, the author-side checks pass, at
+intensity 3 each pattern alone stops the naive baseline and all together stop it, and no expected result
+shows in a workspace. Every kit is registered under its name with its patterns."""
 
 from __future__ import annotations
 
@@ -45,3 +46,35 @@ def test_each_pattern_alone_is_solved_and_at_intensity_3_beats_the_naive_baselin
     assert "Traceback" not in log, log
     if pattern not in NAIVE_KEEPS:
         assert naive < FULL_CREDIT, (pattern, items)
+
+
+@pytest.mark.parametrize("kit_name", list(KITS))
+def test_the_kit_is_registered_with_its_patterns(kit_name: str) -> None:
+    kit = KITS[kit_name]
+    assert kit.name == kit_name
+    assert len(kit.patterns) >= 7
+    assert set(kit.starters) <= set(kit.patterns)
+    assert set(kit.tool_patterns.values()) <= set(kit.patterns)
+
+
+NAIVE_TESTED = {"diagrams": (2, 3), "gitforensics": (3,), "labdata": (2, 3), "memory": (2, 3), "records": (2, 3),
+                "research": (1, 2, 3), "sqldrift": (2, 3), "textcodes": (2, 3), "webfront": (2, 3)}  # fmt: skip
+"""Kits whose every pattern together stops the naive baseline, at these intensities (the media desk's
+does only when the world has tags: its own test)."""
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize(("kit_name", "level"), [(k, v) for k, levels in NAIVE_TESTED.items() for v in levels])
+def test_the_naive_baseline_stays_below_full_credit_with_every_pattern_on(kit_name: str, level: int, seed: int) -> None:
+    kit = KITS[kit_name]
+    reward, _, log = rollout(build(kit_name, seed, dict.fromkeys(kit.patterns, level)), kit.naive_policy())
+    assert "Traceback" not in log, log
+    assert reward < FULL_CREDIT
+
+
+@pytest.mark.parametrize("kit_name", PATTERN_TESTED)
+def test_no_expected_result_is_readable_in_the_workspace_and_the_files_repeat(kit_name: str) -> None:
+    patterns = dict.fromkeys(KITS[kit_name].patterns, 3)
+    for seed in (0, 1, 2):
+        assert check_draft(build(kit_name, seed, patterns)).leak.leaked == 0
+    assert build(kit_name, 9, patterns).workspace == build(kit_name, 9, patterns).workspace

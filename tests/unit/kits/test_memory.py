@@ -49,14 +49,6 @@ def test_the_naive_baseline_is_right_on_a_world_without_harmful_traps() -> None:
     assert max(rewards) >= FULL_CREDIT and min(rewards) < FULL_CREDIT
 
 
-def test_the_naive_baseline_stays_below_full_credit_with_every_pattern_on() -> None:
-    for seed in (0, 1, 2):
-        for level in (2, 3):
-            reward, _, log = rollout(build(seed, dict.fromkeys(KIT.patterns, level)), KIT.naive_policy())
-            assert "Traceback" not in log, log
-            assert reward < FULL_CREDIT, (seed, level)
-
-
 def test_no_expected_answer_is_readable_in_the_workspace() -> None:
     for seed in (0, 1, 2):
         draft = build(seed, dict.fromkeys(KIT.patterns, 3))

@@ -25,6 +25,7 @@ from skill2env.kits.records.world import (
     expected_upcoming,
     next_birthday,
 )
+from skill2env.kits.spec import KitError
 from skill2env.patterns.traits import SkillProfile
 from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.checks import check_draft
@@ -43,32 +44,11 @@ def solved(draft: TaskDraft, root: Path) -> Path:
     return root
 
 
-def test_the_kit_is_registered_with_its_patterns() -> None:
-    assert KITS["records"] is KIT
-    assert len(KIT.patterns) >= 7
-    assert set(KIT.starters) <= set(KIT.patterns)
-
-
 def test_the_naive_baseline_is_right_on_a_world_without_harmful_traps() -> None:
     patterns = {"units_hidden_in_header": 1, "scope_distractor": 1, "implicit_timezone": 1}
     seed = next(s for s in range(40) if not KIT.world(s, patterns)[0].harmful)
     reward, items, log = rollout(build(seed, patterns), KIT.naive_policy())
     assert reward >= FULL_CREDIT, (items, log)
-
-
-def test_the_naive_baseline_stays_below_full_credit_with_every_pattern_on() -> None:
-    for seed in (0, 1, 2):
-        for level in (2, 3):
-            reward, _, log = rollout(build(seed, dict.fromkeys(KIT.patterns, level)), KIT.naive_policy())
-            assert "Traceback" not in log, log
-            assert reward < FULL_CREDIT, (seed, level)
-
-
-def test_no_expected_result_is_readable_in_the_workspace_and_the_files_repeat() -> None:
-    patterns = dict.fromkeys(KIT.patterns, 3)
-    for seed in (0, 1, 2):
-        assert check_draft(build(seed, patterns)).leak.leaked == 0
-    assert build(9, patterns).workspace == build(9, patterns).workspace
 
 
 def test_the_database_is_sqlite_built_from_its_script() -> None:
@@ -159,3 +139,43 @@ def test_a_skill_that_only_mentions_a_reminder_is_not_served() -> None:
     skill = _skill("deploy", "Deploy the service with a rolling update; set a reminder to rotate the keys.")
     match = next(m for m in kit_matches(SkillProfile.from_row(skill), KITS) if m.kit == "records")
     assert match.score == 0.0 and "the kit needs" in match.reason
+
+
+def test_a_skill_about_one_record_gets_a_task_weighted_toward_it() -> None:
+    birthdays = SkillProfile.from_row(_skill("birthdays", "Keep each birthday and anniversary; list the birthdays."))
+    todo = SkillProfile.from_row(_skill("todo", "A to-do list: add tasks, list overdue tasks, finish tasks."))
+    focus = SkillProfile.from_row(_skill("focus", "Pomodoro focus sessions: start a focus session, log habits."))
+    mixed = SkillProfile.from_row(_skill("mixed", "Birthday reminders and tasks: a birthday, a task."))
+    assert [KIT.focus_of(p) for p in (birthdays, todo, focus, mixed)] == [UPCOMING, TASKS, FOCUS, None]
+
+    patterns = {"scope_distractor": 1, "conditional_branch_on_data": 1}
+    draft = KIT.build(3, SKILL, "productivity", patterns, focus=TASKS)
+    weights = {i.id: i.weight for i in draft.blueprint.rubric.items}
+    assert weights == {"upcoming.names": 0.1, "upcoming.details": 0.1, "tasks.overdue": 0.3, "tasks.completed": 0.3,
+                       "focus.minutes": 0.2}  # fmt: skip
+    assert f"`{TASKS}`" in draft.instruction and "counts most" in draft.instruction
+    assert "tasks up to date" in draft.blueprint.goal or "tasks" in draft.instruction.splitlines()[0]
+
+
+def test_a_rebuilt_task_keeps_its_parents_focus_and_an_unknown_focus_is_an_error() -> None:
+    patterns = {"scope_distractor": 1, "conditional_branch_on_data": 1}
+    parent = KIT.build(3, SKILL, "productivity", patterns, focus=FOCUS).blueprint
+    child = KIT.build(3, SKILL, "productivity", patterns | {"implicit_timezone": 1}, iteration=1, parent=parent)
+    assert {i.id: i.weight for i in child.blueprint.rubric.items}["focus.minutes"] == 0.6
+    try:
+        KIT.build(3, SKILL, "productivity", patterns, focus="output/diary.json")
+    except KitError as exc:
+        assert "no record 'output/diary.json'" in str(exc)
+    else:
+        raise AssertionError("an unknown focus was built")
+
+
+def test_the_focused_task_still_passes_its_own_checks() -> None:
+    for focus in (UPCOMING, TASKS, FOCUS):
+        draft = KIT.build(11, SKILL, "productivity", {"conditional_branch_on_data": 2, "scope_distractor": 1},
+                          focus=focus)  # fmt: skip
+        reward, items, log = rollout(draft, draft.solve_sh)
+        assert reward >= FULL_CREDIT, (focus, items, log)
+        partial, _, _ = rollout(draft, KIT.partial_policy())
+        assert partial < 0.7, (focus, partial)
+        assert check_draft(draft).passed, check_draft(draft).reasons

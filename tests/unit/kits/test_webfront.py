@@ -21,7 +21,6 @@ from skill2env.kits.webfront.world import SITE_CSS, expected_broken_links, expec
 from skill2env.patterns.traits import SkillProfile
 from skill2env.rubric.checks.python_check import load_module
 from skill2env.tasks.blueprint import SkillRef
-from skill2env.tasks.checks import check_draft
 from skill2env.tasks.draft import TaskDraft
 
 SKILL = SkillRef(skill_id="s-web", name="web-perf-audit", path="web-perf-audit")
@@ -37,31 +36,10 @@ def solved(draft: TaskDraft, root: Path) -> Path:
     return root
 
 
-def test_the_kit_is_registered_with_its_patterns() -> None:
-    assert KITS["webfront"] is KIT
-    assert len(KIT.patterns) >= 7
-    assert set(KIT.starters) <= set(KIT.patterns)
-
-
 def test_the_naive_baseline_is_right_on_a_world_without_harmful_traps() -> None:
     seed = next(s for s in range(40) if not KIT.world(s, {"scope_distractor": 1})[0].harmful)
     reward, items, log = rollout(build(seed, {"scope_distractor": 1}), KIT.naive_policy())
     assert reward >= FULL_CREDIT, (items, log)
-
-
-def test_the_naive_baseline_stays_below_full_credit_with_every_pattern_on() -> None:
-    for seed in (0, 1, 2):
-        for level in (2, 3):
-            reward, _, log = rollout(build(seed, dict.fromkeys(KIT.patterns, level)), KIT.naive_policy())
-            assert "Traceback" not in log, log
-            assert reward < FULL_CREDIT, (seed, level)
-
-
-def test_no_expected_result_is_readable_in_the_workspace_and_the_files_repeat() -> None:
-    patterns = dict.fromkeys(KIT.patterns, 3)
-    for seed in (0, 1, 2):
-        assert check_draft(build(seed, patterns)).leak.leaked == 0
-    assert build(9, patterns).workspace == build(9, patterns).workspace
 
 
 def test_every_image_file_has_the_pixel_size_of_its_world_image() -> None:

@@ -12,16 +12,8 @@ from skill2env.tasks.blueprint import SkillRef
 from skill2env.tasks.export import by_task_version, export_tasks
 from skill2env.tasks.store import TaskStore
 
-EXPORTED_KITS = (
-    "billing",
-    "cleanroom",
-    "incident",
-    "configaudit",
-    "sqldrift",
-    "coderepair",
-    "research",
-    "gitforensics",
-)
+EXPORTED_KITS = tuple(KITS)
+"""Every world kit: an export any kit writes must score in Harbor itself."""
 SEED = 1
 
 

@@ -13,9 +13,11 @@ from skill2env.formatting import markdown_table
 from skill2env.kits import KITS
 from skill2env.lake.lake import TableWrite
 from skill2env.lake.sqlfiles import load_sql
+from skill2env.parallel import default_workers
+from skill2env.patterns.batch import INLINE_BELOW, select_partitions
 from skill2env.patterns.library import current_pool, pool_from_library
 from skill2env.patterns.model_chooser import model_pattern_chooser
-from skill2env.patterns.selection import SelectionPolicy, select_patterns
+from skill2env.patterns.selection import Selection, SelectionPolicy
 from skill2env.patterns.tables import library_frame, selections_frame
 from skill2env.patterns.traits import SkillProfile
 
@@ -48,6 +50,8 @@ class SelectionConfig(dg.Config):
     min_patterns: int = 3
     max_patterns: int = 5
     """How many patterns each curated skill gets (the paper's P_κ)."""
+    workers: int = 0
+    """Selection processes for the rules; 0 picks one per CPU core (a model chooser runs in-process)."""
 
 
 @dg.asset(
@@ -67,18 +71,34 @@ def pattern_selections(
     policy = SelectionPolicy(min_patterns=config.min_patterns, max_patterns=config.max_patterns)
     domains = list(context.partition_keys)
     report = progress_logger(context, "skills given patterns")
-    writes, done = [], 0
+    inputs_sql = load_sql("queries/selection_inputs_of_domain")
     with llm.session(context, store) as models, store.reading() as reader:
         chooser = model_pattern_chooser(models)
         context.log.info(f"pattern chooser: {chooser.chooser if chooser else models.why_not_configured('author')}")
-        select = chooser.select if chooser else select_patterns
-        for domain in each_partition(context):
-            rows = reader.query(load_sql("queries/selection_inputs_of_domain"), {"domain": domain})
-            selections = [select(SkillProfile.from_row(r), pool, policy) for r in rows.iter_rows(named=True)]
-            done += len(selections)
-            report(done)
-            frame = selections_frame(selections, pool.digest)
-            writes.append(TableWrite("pattern_selections", frame, partition_key=domain))
+        if chooser:  # a model's clients stay in this process: one skill after another
+            selected: dict[str, list[Selection]] = {}
+            for domain in each_partition(context):
+                rows = reader.query(inputs_sql, {"domain": domain})
+                selected[domain] = [
+                    chooser.select(SkillProfile.from_row(r), pool, policy) for r in rows.iter_rows(named=True)
+                ]
+                report(sum(len(s) for s in selected.values()))
+        else:
+            counts = reader.query(load_sql("queries/curated_counts_by_domain"), {"domains": domains})
+            skills = int(counts.get_column("skills").sum() or 0)
+            workers = 1 if skills < INLINE_BELOW else config.workers or default_workers()
+            if workers > 1:
+                context.log.info(f"pattern selection: {skills} curated skills over {workers} worker processes")
+            partitions = each_partition(context) if workers == 1 else iter(domains)
+            selected = select_partitions(
+                ((domain, reader.query(inputs_sql, {"domain": domain})) for domain in partitions),
+                pool, policy, workers=workers, progress=report,
+            )  # fmt: skip
+    writes = [
+        TableWrite("pattern_selections", selections_frame(selections, pool.digest), partition_key=domain)
+        for domain, selections in selected.items()
+    ]
+    done = sum(len(selections) for selections in selected.values())
     store.write(writes, run_id=context.run.run_id, code_version=SELECTION_CODE_VERSION)
     frame = store.query("SELECT status, count(DISTINCT skill_id) AS skills FROM pattern_selections GROUP BY 1")
     return dg.MaterializeResult(

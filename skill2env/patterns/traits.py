@@ -687,21 +687,35 @@ _TRAITS_OF_WORD: dict[str, list[Trait]] = {}
 for _trait, _cues in CUES.items():
     for _word in _cues.words:
         _TRAITS_OF_WORD.setdefault(_word, []).append(_trait)
-_PHRASES = [(w, re.compile(r"\b" + re.escape(w) + r"\b")) for w in _TRAITS_OF_WORD if not w.isalnum()]
-"""Cue words with a space or a hyphen: looked up as phrases; the others as tokens of the text."""
 _TOKEN = re.compile(r"[a-z0-9]+")
+_PHRASES_BY_TOKEN: dict[str, list[tuple[str, frozenset[str], re.Pattern[str]]]] = {}
+"""Cue words with a space, a hyphen or a dot, looked up as phrases (the others as tokens of the text),
+under the first of their tokens: a phrase found between word boundaries has each of its tokens among
+the text's, so only phrases whose tokens all occur are searched for."""
+for _word in _TRAITS_OF_WORD:
+    if not _word.isalnum():
+        _parts = _TOKEN.findall(_word)
+        _PHRASES_BY_TOKEN.setdefault(_parts[0] if _parts else "", []).append(
+            (_word, frozenset(_parts), re.compile(r"\b" + re.escape(_word) + r"\b"))
+        )
 
 
-def _cue_words(lower: str) -> set[str]:
-    found = {token for token in set(_TOKEN.findall(lower)) if token in _TRAITS_OF_WORD}
-    found.update(w for w, pattern in _PHRASES if w in lower and pattern.search(lower))
+def cue_words(lower: str) -> set[str]:
+    """The cue words (tokens and phrases) in a lower-cased text."""
+    tokens = set(_TOKEN.findall(lower))
+    found = {token for token in tokens if token in _TRAITS_OF_WORD}
+    for first in ("", *(tokens & _PHRASES_BY_TOKEN.keys())):
+        for word, parts, pattern in _PHRASES_BY_TOKEN.get(first, ()):
+            # from the phrase's first occurrence on: `\b` still sees the character before it
+            if parts <= tokens and (at := lower.find(word)) >= 0 and pattern.search(lower, at):
+                found.add(word)
     return found
 
 
 def skill_traits(profile: SkillProfile) -> dict[Trait, TraitEvidence]:
     """Every trait the skill offers, with its strength and the cues that showed it."""
     words_of: dict[Trait, set[str]] = {}
-    for word in _cue_words(profile.text.lower()):
+    for word in cue_words(profile.text.lower()):
         for trait in _TRAITS_OF_WORD[word]:
             words_of.setdefault(trait, set()).add(word)
     found: dict[Trait, TraitEvidence] = {

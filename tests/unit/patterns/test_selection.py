@@ -9,7 +9,7 @@ import pytest
 from skill2env.patterns.models import Capability, Trait
 from skill2env.patterns.pool import build_pool, seed_pool
 from skill2env.patterns.selection import SelectionPolicy, SelectionStatus, select_patterns
-from skill2env.patterns.traits import SkillProfile, skill_traits
+from skill2env.patterns.traits import SkillProfile, cue_words, skill_traits
 
 DOCUMENT_SKILL = SkillProfile(
     skill_id="doc-1",
@@ -43,6 +43,22 @@ def test_traits_come_with_the_cues_that_showed_them() -> None:
     assert Trait.DOCUMENTS in traits and Trait.SCANNED_MEDIA in traits
     assert any("tesseract" in cue for cue in traits[Trait.SCANNED_MEDIA].cues)
     assert Trait.CODE_REPOSITORY not in traits
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("keep a to-do list", {"to-do", "to-do list"}),
+        ("an auto-do step, then a to-do", {"to-do"}),  # its first occurrence is inside a word
+        ("an auto-do step", set()),
+        ("my_to-do and todo_list", set()),
+        ("build it with next.js", {"next.js"}),
+        ("next.jsx only", set()),
+    ],
+)
+def test_a_cue_phrase_counts_only_between_word_boundaries(text: str, found: set[str]) -> None:
+    words = set(cue_words(text))
+    assert {w for w in words if not w.isalnum()} == found
 
 
 def test_a_document_skill_and_a_code_skill_get_different_patterns() -> None:

@@ -32,7 +32,7 @@ strategies AS (
     FROM hack_probes
     GROUP BY GROUPING SETS ((domain, iteration, strategy), (iteration, strategy))
 )
-SELECT * FROM tasks
-UNION ALL BY NAME
-SELECT * FROM strategies
+-- The union as a subquery: ordering a bare UNION by an expression (`domain = '*'`) needs DuckDB 2.0.
+SELECT *
+FROM (SELECT * FROM tasks UNION ALL BY NAME SELECT * FROM strategies)
 ORDER BY iteration, domain = '*', domain, strategy <> '*', tasks_beaten DESC, strategy;

@@ -17,7 +17,7 @@ HARBOR_STAMP := $(HARBOR_VENV)/.installed-stamp-$(HARBOR_VERSION)
 HARBOR_PYTHON ?= $(shell for p in python3.13 python3.12 $$HOME/.pyenv/versions/3.1[23]*/bin/python3; do \
 	"$$p" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: setup run test lint typecheck pytest bench bench-lake ui clean sandbox local-model harbor
+.PHONY: setup run test lint typecheck pytest bench bench-lake ui clean sandbox services local-model harbor
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -59,7 +59,10 @@ typecheck: setup
 sandbox: setup
 	PYTHON=$(BIN)/python scripts/setup-sandbox.sh
 
-pytest: setup sandbox local-model harbor
+services:
+	scripts/setup-services.sh
+
+pytest: setup sandbox services local-model harbor
 	$(BIN)/pytest
 
 bench: setup

@@ -50,7 +50,7 @@ def curated_skills(
         context.log.info(f"curator: {curator.name if curator else models.why_not_configured('curator')}")
         curated = curate_partitions(
             sizes,
-            LakeSkillSource(store.path, lock_timeout=store.lock_timeout),
+            LakeSkillSource(store.path, lock_timeout=store.lock_timeout, ducklake=store.ducklake),
             workers=config.workers or default_workers(),
             curator=curator,
             progress=report,

@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import dagster as dg
 
 from skill2env.home import Home
+from skill2env.lake.home_lake import lake_of
 from skill2env.lake.lake import Lake
 
 
 class LakeResource(dg.ConfigurableResource):
-    """The DuckDB lake under the skill2env home. Holds no connection: every call locks, connects, closes."""
+    """The lake of the skill2env home (its DuckDB file, or the cluster's DuckLake). Holds no connection:
+    every call connects and closes."""
 
     home: str = ""
     """skill2env home; '' means `$SKILL2ENV_HOME` or `./.skill2env`."""
     lock_timeout_seconds: float = 600.0
 
-    @property
-    def path(self) -> Path:
-        return Home.resolve(self.home or None).lake_path
-
     def lake(self) -> Lake:
-        return Lake(self.path, lock_timeout=self.lock_timeout_seconds)
+        """The home's lake under the active profile (`skill2env.cluster.profile`)."""
+        return lake_of(Home.resolve(self.home or None), lock_timeout=self.lock_timeout_seconds)

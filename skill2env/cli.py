@@ -31,7 +31,8 @@ from skill2env.home import (
     default_skills_root,
     save_iterations,
 )
-from skill2env.lake.lake import Lake, LakeError
+from skill2env.lake.home_lake import lake_of
+from skill2env.lake.lake import LakeError
 from skill2env.sandbox.cli import sandbox
 from skill2env.tasks.cli import export_group, import_group
 from skill2env.thresholds import SFT_MIN_REWARD
@@ -274,12 +275,12 @@ def _print_funnel(funnel: pl.DataFrame) -> None:
 @click.option("--format", "output_format", type=click.Choice(["table", "csv", "json"]), default="table")
 def sql(query: str, home: Path | None, output_format: str) -> None:
     """Run a read-only SQL QUERY on the lake (views: skills, skill_files, curated_skills, catalog_stats, …)."""
-    lake_path = Home.resolve(home).lake_path
-    if not lake_path.exists():
-        console.print(f"[red]error:[/red] no lake at {lake_path}; run `skill2env catalog` or `skill2env run` first")
+    lake = lake_of(Home.resolve(home))
+    if not lake.exists():
+        console.print(f"[red]error:[/red] no lake at {lake.location}; run `skill2env catalog` or `skill2env run` first")
         sys.exit(2)
     try:
-        frame = Lake(lake_path).query(query)
+        frame = lake.query(query)
     except (LakeError, duckdb.Error) as exc:
         console.print(f"[red]error:[/red] {exc}")
         sys.exit(1)

@@ -36,7 +36,7 @@ from resources.lake import LakeResource
 from resources.llm import LlmResource
 from skill2env.compoworld.service import DOMAINS as COMPOWORLD_DOMAINS
 from skill2env.home import CODE_LOCATION, DEFAULT_ITERATIONS, Home, activate_home, configured_iterations
-from skill2env.lake.lake import Lake
+from skill2env.lake.home_lake import lake_of
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.tasks.authors import AUTO
 from skill2env.thresholds import SFT_MIN_REWARD
@@ -285,7 +285,7 @@ def _run_catalog(home: Home, skills_root: Path, *, workers: int, log_level: str)
             )
             _raise_if_failed(result, "curation_job")
             step_seconds |= _step_seconds(instance, result.run_id)
-    lake = Lake(home.lake_path)
+    lake = lake_of(home)
     return CatalogOutcome(
         skills=int(lake.query("SELECT count(*) FROM skills").item()),
         domains=lake.query("SELECT DISTINCT domain FROM skills WHERE domain IS NOT NULL ORDER BY 1")
@@ -393,7 +393,7 @@ def run_pipeline(
     with _forwarding(ProgressSinks(progress, stages)):
         catalog = _run_catalog(home, skills_root, workers=workers, log_level=log_level)
         step_seconds = _run_environments(home, options, log_level=log_level)
-    lake = Lake(home.lake_path)
+    lake = lake_of(home)
     return PipelineOutcome(
         catalog=catalog,
         step_seconds=catalog.step_seconds | step_seconds,

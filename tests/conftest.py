@@ -9,7 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from skill2env.lake.lake import Lake
 
-pytest_plugins = ["llm_fixtures"]
+pytest_plugins = ["llm_fixtures", "lake_backends"]
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "skills-dev"
 

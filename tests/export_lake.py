@@ -29,6 +29,7 @@ from skill2env.agent.tables import ROLLOUTS_SCHEMA
 from skill2env.exports.sft import SFT_EXAMPLES_SCHEMA
 from skill2env.hardening.stage import HARDENING_ROUNDS_SCHEMA
 from skill2env.home import Home
+from skill2env.lake.home_lake import lake_of
 from skill2env.lake.lake import Lake, TableWrite
 from skill2env.rubric.tables import RUBRIC_SCORES_SCHEMA
 from skill2env.tasks.store import TaskStore
@@ -70,7 +71,7 @@ def chat(task_id: str) -> tuple[str, str]:
 
 def build_export_lake(home: Home) -> Lake:
     """Store the fixture tasks under `home` and write the tables the exports and the report read."""
-    lake = Lake(home.lake_path, lock_timeout=60)
+    lake = lake_of(home, lock_timeout=60)
     store = TaskStore.of(home)
     tasks, validations, rollouts, scores, sft, rounds = [], [], [], [], [], []
     for name, domain in DOMAINS.items():

@@ -19,6 +19,7 @@ from skill2env.exports.report import write_report
 from skill2env.exports.rl import export_rl
 from skill2env.exports.sft import sft_export_frame, write_sft
 from skill2env.home import Home
+from skill2env.lake.home_lake import lake_of
 from skill2env.lake.lake import Lake, LakeError
 from skill2env.tasks.cli import export_group, home_option
 from skill2env.tasks.export import ExportError
@@ -31,10 +32,11 @@ console = Console(stderr=True)
 def _existing_lake(home: Path | None) -> tuple[Home, Lake]:
     """The home's lake; exits 2 when there is none (reading would create an empty one)."""
     resolved = Home.resolve(home)
-    if not resolved.lake_path.exists():
-        console.print(f"[red]error:[/red] no lake at {resolved.lake_path}; run `skill2env run` first")
+    lake = lake_of(resolved)
+    if not lake.exists():
+        console.print(f"[red]error:[/red] no lake at {lake.location}; run `skill2env run` first")
         sys.exit(2)
-    return resolved, Lake(resolved.lake_path)
+    return resolved, lake
 
 
 @export_group.command("sft")

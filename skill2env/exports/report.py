@@ -79,7 +79,7 @@ def paper_comparison(curve: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-def report_markdown(views: Mapping[str, pl.DataFrame], *, lake_path: Path, generated_at: datetime,
+def report_markdown(views: Mapping[str, pl.DataFrame], *, lake_location: str, generated_at: datetime,
                     images: Mapping[str, str]) -> str:  # fmt: skip
     """The summary: our hardening against the paper's, then one section per view. `images` maps a view
     to the (relative) path of its plot."""
@@ -88,7 +88,7 @@ def report_markdown(views: Mapping[str, pl.DataFrame], *, lake_path: Path, gener
     lines = [
         "# skill2env report",
         "",
-        f"Lake `{lake_path}`, read {generated_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC.",
+        f"Lake `{lake_location}`, read {generated_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC.",
         "",
         "## Hardening against the paper",
         "",
@@ -129,7 +129,7 @@ def write_report(lake: Snapshot, out: Path) -> Report:
         path = out / f"{view}.png"
         path.write_bytes(png)
         written.append(path)
-    text = report_markdown(views, lake_path=lake.path, generated_at=datetime.now(UTC),
+    text = report_markdown(views, lake_location=lake.location, generated_at=datetime.now(UTC),
                            images={view: f"{view}.png" for view in plots})  # fmt: skip
     markdown = out / REPORT_FILE
     markdown.write_text(text, encoding="utf-8")

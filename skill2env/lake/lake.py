@@ -1,9 +1,13 @@
-"""The lake: one DuckDB file, append-only versioned tables, one writer at a time.
+"""The lake: append-only versioned tables in DuckDB, embedded in one file or in a DuckLake.
 
-DuckDB allows a single writing process per file, and Dagster's multiprocess executor runs
-steps in separate processes, so every access takes an OS file lock (exclusive to write,
-shared to read), connects, does its work in one transaction, and closes. Nothing holds a
-connection between calls.
+Embedded (the default): DuckDB allows a single writing process per file, and Dagster's multiprocess
+executor runs steps in separate processes, so every access takes an OS file lock (exclusive to write,
+shared to read), connects, does its work in one transaction, and closes.
+
+DuckLake (the cluster profile, `skill2env.lake.ducklake`): the catalog in Postgres arbitrates, so
+there is no file lock and many writers commit at once; a transaction that loses a race with another
+writer is rolled back and run again. Either way nothing holds a connection between calls, and the
+same SQL (with the few statements `sql/ducklake/` replaces) runs on both.
 """
 
 from __future__ import annotations
@@ -12,17 +16,19 @@ import fcntl
 import hashlib
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 import polars as pl
 
+from skill2env.lake import ducklake as ducklake_lake
+from skill2env.lake.ducklake import DuckLakeCatalog
 from skill2env.lake.sqlfiles import SQL_DIR, load_sql, ordered_statements
 from skill2env.thresholds import sql_macros
 
@@ -36,6 +42,10 @@ LOCK_POLL_SECONDS = 0.05
 WRITE_MEMORY_LIMIT = "512MB"
 """DuckDB's buffer for a write; beyond it, it spills to disk instead of growing the process."""
 INSERT_SLICE_ROWS = 4096
+CONFLICT_ATTEMPTS = 8
+"""How often a DuckLake transaction that lost a race with another writer is run again."""
+CONFLICT_BACKOFF_SECONDS = 0.05
+T = TypeVar("T")
 
 
 class LakeError(RuntimeError):
@@ -73,16 +83,46 @@ class WriteReceipt:
 
 
 class Lake:
-    """All access to the lake file goes through this class."""
+    """All access to the lake goes through this class."""
 
-    def __init__(self, path: Path, *, lock_timeout: float = 600.0) -> None:
+    def __init__(self, path: Path, *, lock_timeout: float = 600.0, ducklake: DuckLakeCatalog | None = None) -> None:
+        """`path`: the embedded lake's file; with `ducklake`, that lake instead (`path` is then unused)."""
         self.path = path
         self.lock_path = path.with_name(path.name + ".lock")
         self.lock_timeout = lock_timeout
+        self.ducklake = ducklake
+        self._dialect = ducklake_lake.DIALECT if ducklake else None
         self._schema_current = False
+
+    @property
+    def location(self) -> str:
+        """Where the lake is, for the record (a report names the lake it read)."""
+        return self.ducklake.describe() if self.ducklake else str(self.path)
+
+    def exists(self) -> bool:
+        """Whether anything was ever written here (a DuckLake's catalog is asked by connecting)."""
+        if self.ducklake is None:
+            return self.path.exists()
+        with self._connection(read_only=True) as con:
+            return bool(con.execute(_HAS_SCHEMA_TABLE).fetchall())
+
+    @contextmanager
+    def _connection(self, *, read_only: bool) -> Iterator[duckdb.DuckDBPyConnection]:
+        memory = None if read_only else WRITE_MEMORY_LIMIT
+        if self.ducklake:
+            con = ducklake_lake.connect(self.ducklake, read_only=read_only, memory_limit=memory)
+        else:
+            con = duckdb.connect(str(self.path), read_only=read_only, config={"memory_limit": memory} if memory else {})
+        try:
+            yield con
+        finally:
+            con.close()
 
     @contextmanager
     def _locked(self, *, exclusive: bool) -> Iterator[None]:
+        if self.ducklake:
+            yield
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
         with self.lock_path.open("a+") as handle:
@@ -102,25 +142,32 @@ class Lake:
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
-    @contextmanager
-    def _transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        with self._locked(exclusive=True):
-            con = duckdb.connect(str(self.path), config={"memory_limit": WRITE_MEMORY_LIMIT})
+    def _in_transaction(self, work: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+        """`work` in one transaction under the write lock: committed whole, or rolled back and raised.
+        On a DuckLake, a transaction that lost a race with another writer runs again from the start."""
+        for attempt in range(1, CONFLICT_ATTEMPTS + 1):
             try:
-                con.begin()
-                try:
-                    yield con
-                except BaseException:
-                    con.rollback()
+                with self._locked(exclusive=True), self._connection(read_only=False) as con:
+                    con.begin()
+                    try:
+                        result = work(con)
+                    except BaseException:
+                        con.rollback()
+                        raise
+                    con.commit()
+                    return result
+            except duckdb.Error as exc:
+                if self.ducklake is None or not ducklake_lake.is_conflict(exc) or attempt == CONFLICT_ATTEMPTS:
                     raise
-                con.commit()
-            finally:
-                con.close()
+                time.sleep(CONFLICT_BACKOFF_SECONDS * attempt)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def ensure_schema(self) -> None:
         """Create every table (idempotent DDL) and (re)create every view."""
-        with self._transaction() as con:
-            _apply_schema(con)
+        self._in_transaction(self._apply_schema)
+
+    def _apply_schema(self, con: duckdb.DuckDBPyConnection) -> None:
+        _apply_schema(con, self._dialect)
 
     def write(self, writes: Sequence[TableWrite], *, run_id: str, code_version: str) -> list[WriteReceipt]:
         """Append new versions of several table partitions in one transaction: all become visible, or none."""
@@ -128,12 +175,12 @@ class Lake:
             if item.table not in VERSIONED_TABLES:
                 raise UnknownTableError(f"{item.table!r} is not a versioned lake table")
         materialized_at = datetime.now(UTC)
-        receipts = []
-        with self._transaction() as con:
-            _apply_schema(con)
-            for item in writes:
-                receipts.append(_append(con, item, run_id, code_version, materialized_at))
-        return receipts
+
+        def append_all(con: duckdb.DuckDBPyConnection) -> list[WriteReceipt]:
+            self._apply_schema(con)
+            return [_append(con, item, run_id, code_version, materialized_at) for item in writes]
+
+        return self._in_transaction(append_all)
 
     def append(self, table: str, frame: pl.DataFrame) -> int:
         """Append rows to a log table in one transaction; returns the number of rows appended."""
@@ -141,11 +188,14 @@ class Lake:
             raise UnknownTableError(f"{table!r} is not a log table of the lake")
         if frame.is_empty():
             return 0
-        with self._transaction() as con:
-            _apply_schema(con)
+
+        def append_rows(con: duckdb.DuckDBPyConnection) -> int:
+            self._apply_schema(con)
             for _ in _incoming_slices(con, frame):
                 con.execute(load_sql(f"dml/append_{table}"))
-        return frame.height
+            return frame.height
+
+        return self._in_transaction(append_rows)
 
     def query(self, sql: str, params: Mapping[str, Any] | Sequence[Any] | None = None) -> pl.DataFrame:
         """Run one read-only query; the lake's schema must exist (an empty lake has no views yet)."""
@@ -159,27 +209,22 @@ class Lake:
         A lake made by an older version first gains this version's tables and views (the schema only,
         never data), so read-only commands such as the exports see every view they query."""
         if not self._schema_current:
-            if not self.path.exists() or not self._has_schema():
+            if (self.ducklake is None and not self.path.exists()) or not self._has_schema():
                 self.ensure_schema()
             self._schema_current = True
-        with self._locked(exclusive=False):
-            con = duckdb.connect(str(self.path), read_only=True)
-            try:
-                yield Reader(con)
-            finally:
-                con.close()
+        with self._locked(exclusive=False), self._connection(read_only=True) as con:
+            # One transaction: every query of this reading sees the same snapshot (a DuckLake's
+            # writers do not wait for readers).
+            con.begin()
+            yield Reader(con)
 
     def _has_schema(self) -> bool:
         """Whether the lake's newest applied schema is this version's."""
-        with self._locked(exclusive=False):
-            con = duckdb.connect(str(self.path), read_only=True)
-            try:
-                current = con.execute("SELECT digest FROM lake_schema ORDER BY applied_at DESC LIMIT 1").fetchall()
-            except duckdb.CatalogException:
+        with self._locked(exclusive=False), self._connection(read_only=True) as con:
+            if not con.execute(_HAS_SCHEMA_TABLE).fetchall():
                 return False
-            finally:
-                con.close()
-        return bool(current) and current[0][0] == schema_digest()
+            current = con.execute("SELECT digest FROM lake_schema ORDER BY applied_at DESC LIMIT 1").fetchall()
+        return bool(current) and current[0][0] == schema_digest(self._dialect)
 
 
 class Reader:
@@ -197,15 +242,20 @@ class Reader:
             raise
 
 
-def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
+_HAS_SCHEMA_TABLE = (
+    "SELECT 1 FROM duckdb_tables() WHERE table_name = 'lake_schema' AND database_name = current_database()"
+)
+
+
+def _apply_schema(con: duckdb.DuckDBPyConnection, dialect: str | None) -> None:
     """Create the tables and (re)create the views, unless this lake already has this exact schema:
     every write checks, and re-running forty statements per write made small writes slow."""
-    digest = schema_digest()
+    digest = schema_digest(dialect)
     con.execute("CREATE TABLE IF NOT EXISTS lake_schema (digest VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)")
     current = con.execute("SELECT digest FROM lake_schema ORDER BY applied_at DESC LIMIT 1").fetchall()
     if current and current[0][0] == digest:
         return
-    for statement in schema_statements():
+    for statement in schema_statements(dialect):
         con.execute(statement)
     con.execute("INSERT INTO lake_schema VALUES ($digest, now())", {"digest": digest})
 
@@ -216,17 +266,18 @@ def threshold_macros() -> list[str]:
     return [f"CREATE OR REPLACE MACRO {name}() AS CAST({value!r} AS DOUBLE)" for name, value in sql_macros().items()]
 
 
-def schema_statements() -> list[str]:
+def schema_statements(dialect: str | None = None) -> list[str]:
     """The tables, then the threshold macros, then the views: in the order they are applied."""
-    ddl = [statement for _, statement in ordered_statements("ddl")]
-    views = [statement for _, statement in ordered_statements("views")]
-    return [*ddl, *threshold_macros(), *views]
+    ddl = [statement for _, statement in ordered_statements("ddl", dialect=dialect)]
+    views = [statement for _, statement in ordered_statements("views", dialect=dialect)]
+    statements = [*ddl, *threshold_macros(), *views]
+    return [ducklake_lake.adapt(s) for s in statements] if dialect == ducklake_lake.DIALECT else statements
 
 
 @cache
-def schema_digest() -> str:
+def schema_digest(dialect: str | None = None) -> str:
     """sha256 of every statement `schema_statements` applies (a changed threshold re-applies the schema)."""
-    return hashlib.sha256("\0".join(schema_statements()).encode()).hexdigest()
+    return hashlib.sha256("\0".join(schema_statements(dialect)).encode()).hexdigest()
 
 
 def _incoming_slices(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> Iterator[None]:

@@ -11,7 +11,6 @@ satisfies both; nothing else in the library writes.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import Protocol
 
 import polars as pl
@@ -27,7 +26,7 @@ class AppendLog(Protocol):
 
 class Snapshot(Protocol):
     @property
-    def path(self) -> Path:
+    def location(self) -> str:
         """Where the lake is (for the record: a report names the lake it read)."""
         ...
 

@@ -8,16 +8,19 @@ from pathlib import Path
 
 import polars as pl
 
+from skill2env.lake.ducklake import DuckLakeCatalog
 from skill2env.lake.lake import Lake
 from skill2env.lake.sqlfiles import load_sql
 
 
 @dataclass(frozen=True)
 class LakeSkillSource:
-    """The newest catalog's `skills` rows in the lake at `lake_path` (a path, so it pickles)."""
+    """The newest catalog's `skills` rows in the lake at `lake_path`, or in the DuckLake `ducklake`
+    (plain values, so it pickles)."""
 
     lake_path: Path
     lock_timeout: float = 600.0
+    ducklake: DuckLakeCatalog | None = None
 
     def keys(self, domains: Sequence[str]) -> pl.DataFrame:
         return self._lake().query(load_sql("queries/skill_keys_of_domains"), {"domains": list(domains)})
@@ -28,11 +31,10 @@ class LakeSkillSource:
 
     def _lake(self) -> Lake:
         # One Lake per process and path: it checks the lake's schema once, not once per chunk.
-        key = (self.lake_path, self.lock_timeout)
-        lake = _LAKES.get(key)
+        lake = _LAKES.get(self)
         if lake is None:
-            lake = _LAKES[key] = Lake(self.lake_path, lock_timeout=self.lock_timeout)
+            lake = _LAKES[self] = Lake(self.lake_path, lock_timeout=self.lock_timeout, ducklake=self.ducklake)
         return lake
 
 
-_LAKES: dict[tuple[Path, float], Lake] = {}
+_LAKES: dict[LakeSkillSource, Lake] = {}

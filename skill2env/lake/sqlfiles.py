@@ -23,6 +23,19 @@ def load_sql(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def ordered_statements(folder: str) -> list[tuple[str, str]]:
-    """(name, statement) for every file in `sql/<folder>/`, in file-name order."""
-    return [(p.stem, p.read_text(encoding="utf-8")) for p in sorted((SQL_DIR / folder).glob("*.sql"))]
+def ordered_statements(folder: str, *, dialect: str | None = None) -> list[tuple[str, str]]:
+    """(name, statement) for every file in `sql/<folder>/`, in file-name order.
+
+    With a `dialect`, a file of the same name under `sql/<dialect>/<folder>/` replaces the statement,
+    and a replacement that holds only comments drops it (e.g. a sequence the dialect has no use for)."""
+    statements = []
+    for path in sorted((SQL_DIR / folder).glob("*.sql")):
+        override = SQL_DIR / dialect / folder / path.name if dialect else None
+        text = (override if override and override.is_file() else path).read_text(encoding="utf-8")
+        if _has_code(text):
+            statements.append((path.stem, text))
+    return statements
+
+
+def _has_code(text: str) -> bool:
+    return any(line.strip() and not line.strip().startswith("--") for line in text.splitlines())

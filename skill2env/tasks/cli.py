@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.table import Table
 
 from skill2env.home import Home
-from skill2env.lake.lake import Lake, LakeError, TableWrite
+from skill2env.lake.home_lake import lake_of
+from skill2env.lake.lake import LakeError, TableWrite
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.sandbox import BACKEND_NAMES
 from skill2env.tasks.exchange import IMPORT_CODE_VERSION, import_source, import_tree, task_dirs
@@ -89,7 +90,7 @@ def _export(out: Path, outcome: str, base_image: str | None, home: Path | None) 
     resolved = Home.resolve(home)
     outcomes = [o for o in EXPORT_OUTCOMES if o != "all"] if outcome == "all" else [outcome]
     try:
-        rows = Lake(resolved.lake_path).query(load_sql("queries/tasks_to_export"), {"outcomes": outcomes})
+        rows = lake_of(resolved).query(load_sql("queries/tasks_to_export"), {"outcomes": outcomes})
         exported = export_tasks(rows.to_dicts(), TaskStore.of(resolved), out, base_image=base_image,
                                 folder=by_task_version)  # fmt: skip
     except (LakeError, ExportError) as exc:
@@ -183,7 +184,7 @@ def import_harbor(folder: Path, validate: bool, backend: str, home: Path | None)
     if validate:
         writes += _validations(records, resolved, source, backend)
     try:
-        Lake(resolved.lake_path).write(writes, run_id=f"cli-{uuid.uuid4().hex}", code_version=IMPORT_CODE_VERSION)
+        lake_of(resolved).write(writes, run_id=f"cli-{uuid.uuid4().hex}", code_version=IMPORT_CODE_VERSION)
     except LakeError as exc:
         console.print(f"[red]error:[/red] {exc}")
         sys.exit(1)

@@ -9,18 +9,18 @@ import sys
 import time
 from pathlib import Path
 
-from skill2env.lake.lake import Lake
+from lake_backends import LakeMaker, lake_argument
 
 WRITER = Path(__file__).resolve().parents[1] / "lake_writer.py"
 WRITES_PER_PROCESS = 15
 ROWS_PER_WRITE = 50
 
 
-def test_two_processes_write_and_read_at_once(tmp_path: Path) -> None:
-    lake_path = tmp_path / "lake.duckdb"
+def test_two_processes_write_and_read_at_once(make_lake: LakeMaker, tmp_path: Path) -> None:
+    lake = make_lake(tmp_path / "lake.duckdb")
     writers = [
         subprocess.Popen(
-            [sys.executable, str(WRITER), str(lake_path), name, str(WRITES_PER_PROCESS)],
+            [sys.executable, str(WRITER), lake_argument(lake), name, str(WRITES_PER_PROCESS)],
             stderr=subprocess.PIPE,
             text=True,
         )
@@ -29,7 +29,6 @@ def test_two_processes_write_and_read_at_once(tmp_path: Path) -> None:
     errors = [w.communicate(timeout=300)[1] for w in writers]
 
     assert [w.returncode for w in writers] == [0, 0], errors
-    lake = Lake(lake_path)
     assert lake.query("SELECT count(*) FROM materializations").item() == 2 * WRITES_PER_PROCESS
     assert lake.query("SELECT count(*) FROM skills_versions").item() == 2 * WRITES_PER_PROCESS * ROWS_PER_WRITE
     assert lake.query("SELECT count(*) FROM skills").item() == ROWS_PER_WRITE
@@ -44,11 +43,11 @@ VICTIM_ROWS = 140_000
 """More than DuckDB's row group, so the killed transaction had already written blocks to the file."""
 
 
-def test_eight_partition_writers_at_once_after_one_was_killed_mid_write(tmp_path: Path) -> None:
-    lake_path, marker = tmp_path / "lake.duckdb", tmp_path / "victim-is-writing"
-    Lake(lake_path).ensure_schema()
+def test_eight_partition_writers_at_once_after_one_was_killed_mid_write(make_lake: LakeMaker, tmp_path: Path) -> None:
+    lake, marker = make_lake(tmp_path / "lake.duckdb"), tmp_path / "victim-is-writing"
+    lake.ensure_schema()
     victim = subprocess.Popen(
-        [sys.executable, str(PARTITION_WRITER), str(lake_path), "victim", "1", str(VICTIM_ROWS), str(marker)],
+        [sys.executable, str(PARTITION_WRITER), lake_argument(lake), "victim", "1", str(VICTIM_ROWS), str(marker)],
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -61,14 +60,13 @@ def test_eight_partition_writers_at_once_after_one_was_killed_mid_write(tmp_path
     assert victim.wait(timeout=60) == -signal.SIGKILL
 
     def writer(domain: str) -> list[str]:
-        return [sys.executable, str(PARTITION_WRITER), str(lake_path), domain, str(PARTITION_WRITES),
+        return [sys.executable, str(PARTITION_WRITER), lake_argument(lake), domain, str(PARTITION_WRITES),
                 str(PARTITION_ROWS)]  # fmt: skip
 
     writers = [subprocess.Popen(writer(f"domain-{i}"), stderr=subprocess.PIPE, text=True) for i in range(PARTITIONS)]
     errors = [w.communicate(timeout=600)[1] for w in writers]
     assert [w.returncode for w in writers] == [0] * PARTITIONS, errors
 
-    lake = Lake(lake_path)
     # Nothing of the killed write: no register entry, no row (committed or left in the file).
     assert lake.query("SELECT count(*) FROM materializations WHERE partition_key = 'victim'").item() == 0
     assert lake.query("SELECT count(*) FROM curated_skills_versions WHERE partition_key = 'victim'").item() == 0
@@ -87,3 +85,21 @@ def test_eight_partition_writers_at_once_after_one_was_killed_mid_write(tmp_path
     )  # the newest write of each partition (the `curated_skills` view also joins the catalog, empty here)
     assert newest["n"].to_list() == [PARTITION_ROWS] * PARTITIONS
     assert all(f"/skill-{PARTITION_WRITES - 1}-" in first for first in newest["first"])
+
+
+def test_eight_processes_make_a_new_lake_at_once(make_lake: LakeMaker, tmp_path: Path) -> None:
+    # On a DuckLake the first connections create its catalog tables in Postgres and the lake's schema;
+    # those that lose the race must attach to (or find) what the winner made, not fail.
+    lake = make_lake(tmp_path / "lake.duckdb")
+    script = "import sys; from lake_backends import lake_from_argument; lake_from_argument(sys.argv[1]).ensure_schema()"
+    tests_dir = str(Path(__file__).resolve().parents[1])
+    makers = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, lake_argument(lake)], cwd=tests_dir, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(PARTITIONS)
+    ]
+    errors = [m.communicate(timeout=300)[1] for m in makers]
+
+    assert [m.returncode for m in makers] == [0] * PARTITIONS, errors
+    assert lake.query("SELECT count(*) FROM materializations").item() == 0

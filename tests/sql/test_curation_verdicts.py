@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import duckdb
+from lake_backends import LakeMaker, raw_connection
 from rows import curated_frame, curated_row, skill_row, skills_frame
 from skill_trees import curate_tree, small_tree, write_skill
 
@@ -50,20 +50,20 @@ def test_undecided_skills_are_counted_apart_and_never_curated(lake: Lake, tmp_pa
     assert lake.query("SELECT value FROM catalog_stats WHERE scope = 'curated' AND statistic = 'skills'").item() == 1
 
 
-def test_a_lake_made_before_the_verdict_column_gains_it_and_reads_old_rows(tmp_path: Path) -> None:
-    path = tmp_path / "lake.duckdb"
-    Lake(path, lock_timeout=60).ensure_schema()
-    con = duckdb.connect(str(path))
-    con.execute("DROP VIEW IF EXISTS curated_skills")  # rebuilt with the schema
-    con.execute("ALTER TABLE curated_skills_versions DROP COLUMN verdict")
-    con.execute("DELETE FROM lake_schema")  # as an older version left it
-    con.close()
-    lake = Lake(path, lock_timeout=60)
+def test_a_lake_made_before_the_verdict_column_gains_it_and_reads_old_rows(
+    make_lake: LakeMaker, tmp_path: Path
+) -> None:
+    lake = make_lake(tmp_path / "lake.duckdb")
+    lake.ensure_schema()
+    with raw_connection(lake) as con:
+        con.execute("DROP VIEW IF EXISTS curated_skills")  # rebuilt with the schema
+        con.execute("ALTER TABLE curated_skills_versions DROP COLUMN verdict")
+        con.execute("DELETE FROM lake_schema")  # as an older version left it
+    lake = make_lake(tmp_path / "lake.duckdb")
     lake.write([TableWrite("skills", skills_frame(skill_row("a/kept"), skill_row("a/open"), skill_row("a/bad")))],
                run_id="r0", code_version="v1")  # fmt: skip
-    con = duckdb.connect(str(path))
-    columns = [row[0] for row in con.execute("DESCRIBE curated_skills_versions").fetchall()]
-    con.close()
+    with raw_connection(lake) as con:
+        columns = [row[0] for row in con.execute("DESCRIBE curated_skills_versions").fetchall()]
     assert "verdict" in columns  # the upgrade added it
     # rows as an older version wrote them: no verdict
     rows = curated_frame(

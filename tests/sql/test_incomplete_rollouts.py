@@ -8,10 +8,10 @@ from pathlib import Path
 import polars as pl
 from export_lake import EXPORTED_SFT, _rollout, _sft, build_export_lake, filled
 from harbor_tasks import CSV_AGGREGATION
+from lake_backends import LakeMaker
 
 from skill2env.agent.tables import ROLLOUTS_SCHEMA
 from skill2env.exports.sft import SFT_EXAMPLES_SCHEMA
-from skill2env.home import Home
 from skill2env.lake.lake import TableWrite
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.rubric.tables import RUBRIC_SCORES_SCHEMA
@@ -19,8 +19,8 @@ from skill2env.rubric.tables import RUBRIC_SCORES_SCHEMA
 UNJUDGED = "csv-aggregation-i1-a9"
 
 
-def test_an_incomplete_rollout_is_no_sft_candidate_and_is_marked_for_rl(tmp_path: Path) -> None:
-    lake = build_export_lake(Home(tmp_path / "home"))
+def test_an_incomplete_rollout_is_no_sft_candidate_and_is_marked_for_rl(make_lake: LakeMaker, tmp_path: Path) -> None:
+    lake = build_export_lake(make_lake.home(tmp_path / "home"))
     task_id, domain = "csv-aggregation-i1", "data-analysis"
     base = dict(rollout_id=UNJUDGED, task_id=task_id, iteration=1, domain=domain, policy="solver", attempt=9,
                 verification="scored", reward=0.95, raw_reward=0.95, scored_weight=0.95, full_credit=False,

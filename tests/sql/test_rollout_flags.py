@@ -6,11 +6,11 @@ import csv
 from collections.abc import Sequence
 from pathlib import Path
 
-import duckdb
 import polars as pl
 from click.testing import CliRunner
 from export_lake import EXPORTED_SFT, build_export_lake
 from harbor_tasks import CSV_AGGREGATION, fixture_task
+from lake_backends import LakeMaker, raw_connection
 from rollout_lake import open_attempts
 
 from skill2env.agent.flags import ROLLOUT_FLAGS_SCHEMA, flags_frame
@@ -20,6 +20,7 @@ from skill2env.agent.trajectory import StepToolCall, Trajectory
 from skill2env.cli import main
 from skill2env.exports.rl import export_rl
 from skill2env.home import Home
+from skill2env.lake.home_lake import lake_of
 from skill2env.lake.lake import Lake, TableWrite
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.tasks.store import TaskStore
@@ -39,9 +40,9 @@ def trajectory(rollout_id: str, task_id: str, iteration: int, attempt: int, *com
     return t
 
 
-def test_rollout_flags_answers_on_a_fresh_lake(tmp_path: Path) -> None:
-    home = Home(tmp_path / "home")
-    Lake(home.lake_path).ensure_schema()
+def test_rollout_flags_answers_on_a_fresh_lake(make_lake: LakeMaker, tmp_path: Path) -> None:
+    home = make_lake.home(tmp_path / "home")
+    lake_of(home).ensure_schema()
 
     result = CliRunner().invoke(main, ["sql", "select * from rollout_flags", "--home", str(home.root),
                                        "--format", "csv"])  # fmt: skip
@@ -50,8 +51,10 @@ def test_rollout_flags_answers_on_a_fresh_lake(tmp_path: Path) -> None:
     assert set(ROLLOUT_FLAGS_SCHEMA.names()) <= set(result.output.strip().split(","))
 
 
-def test_a_flagged_full_credit_rollout_is_no_sft_candidate_and_is_marked_for_rl(tmp_path: Path) -> None:
-    home = Home(tmp_path / "home")
+def test_a_flagged_full_credit_rollout_is_no_sft_candidate_and_is_marked_for_rl(
+    make_lake: LakeMaker, tmp_path: Path
+) -> None:
+    home = make_lake.home(tmp_path / "home")
     lake = build_export_lake(home)
     hacked = trajectory(HACKED, "csv-aggregation-i1", 1, 2, "ls", "cat /tests/rubric.json", "echo 1 > reward.txt")
     honest = trajectory("csv-aggregation-i1-a1", "csv-aggregation-i1", 1, 1, "python3 solve.py > output/a.json")
@@ -88,10 +91,12 @@ def test_a_flagged_full_credit_rollout_is_no_sft_candidate_and_is_marked_for_rl(
     ]
 
 
-def test_a_lake_made_before_flags_existed_gains_the_table_on_its_next_write(tmp_path: Path) -> None:
-    lake = Lake(tmp_path / "lake.duckdb")
+def test_a_lake_made_before_flags_existed_gains_the_table_on_its_next_write(
+    make_lake: LakeMaker, tmp_path: Path
+) -> None:
+    lake = make_lake(tmp_path / "lake.duckdb")
     lake.ensure_schema()
-    with duckdb.connect(str(lake.path)) as con:
+    with raw_connection(lake) as con:
         con.execute("DROP VIEW rollout_flags")
         con.execute("DROP TABLE rollout_flags_versions")
         con.execute("UPDATE lake_schema SET digest = 'before flags'")

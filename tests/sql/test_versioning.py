@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import polars as pl
 import pytest
+from lake_backends import LakeMaker, raw_connection
 from rows import curated_frame, curated_row, skill_row, skills_frame
 
 from skill2env.lake import lake as lake_module
@@ -94,12 +94,15 @@ def test_large_frames_are_inserted_slice_by_slice_in_one_write(lake: Lake, monke
     assert lake.query("SELECT count(DISTINCT write_id) FROM skills_versions").item() == 1
 
 
-def test_a_read_of_a_lake_made_by_an_older_version_first_gains_the_current_views(tmp_path: Path) -> None:
-    path = tmp_path / "lake.duckdb"
-    Lake(path).ensure_schema()
-    con = duckdb.connect(str(path))
-    con.execute("DROP VIEW rollout_rewards")
-    con.execute("UPDATE lake_schema SET digest = 'an older version'")
-    con.close()
+def test_a_read_of_a_lake_made_by_an_older_version_first_gains_the_current_views(
+    make_lake: LakeMaker, tmp_path: Path
+) -> None:
+    make_lake(tmp_path / "lake.duckdb").ensure_schema()
+    with raw_connection(make_lake(tmp_path / "lake.duckdb")) as con:
+        con.execute("DROP VIEW rollout_rewards")
+        con.execute("UPDATE lake_schema SET digest = 'an older version'")
 
-    assert Lake(path).query("SELECT count(*) AS n FROM rollout_rewards WHERE incomplete").item() == 0
+    assert (
+        make_lake(tmp_path / "lake.duckdb").query("SELECT count(*) AS n FROM rollout_rewards WHERE incomplete").item()
+        == 0
+    )

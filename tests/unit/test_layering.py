@@ -13,6 +13,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "skill2env"
 COMPOSITION_ROOTS = {"definitions.py", "cli.py", "exports/cli.py", "tasks/cli.py"}
 """The Dagster definitions and the command line: they open the lake and hand stages its rows."""
 LAKE_PACKAGE = "lake/"
+LAKE_OPENERS = {"Lake", "lake_of"}
+"""What holds a lake: the class, and the function that opens a home's lake under the active profile."""
 
 
 def _modules() -> list[Path]:
@@ -36,7 +38,7 @@ def test_only_the_lake_package_and_the_composition_roots_import_lake() -> None:
     holders = sorted(
         _relative(path)
         for path in _modules()
-        if any(module.startswith("skill2env.lake") and name == "Lake" for module, name in _imports(path))
+        if any(module.startswith("skill2env.lake") and name in LAKE_OPENERS for module, name in _imports(path))
     )
     outside = [m for m in holders if not m.startswith(LAKE_PACKAGE) and m not in COMPOSITION_ROOTS]
     assert outside == [], f"library modules that import Lake (take rows or a lake port instead): {outside}"

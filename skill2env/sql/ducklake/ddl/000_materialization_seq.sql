@@ -1,0 +1,2 @@
+-- DuckLake has no sequences: a write's order is the number of the DuckLake snapshot that committed it
+-- (views/000_latest_materializations.sql), assigned by the catalog at commit, so no clock is trusted.

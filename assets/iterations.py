@@ -8,6 +8,7 @@ Every stage is partitioned by domain and writes the shared tables (`validations`
 partition `<domain>@i<k>`, with an `iteration` column, so the asset graph shows the progression.
 """
 
+import contextlib
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
@@ -22,6 +23,7 @@ from resources.llm import LlmResource
 from skill2env.agent import AttemptLog, RolloutRunner, close_attempts
 from skill2env.agent.policies import pipeline_policy
 from skill2env.agent.stage import RolloutStage, rollout_stage, stage_summary
+from skill2env.cluster.profile import engine_pool_of
 from skill2env.exports.plots import (
     METADATA_DPI,
     hack_probe_funnel_png,
@@ -195,11 +197,13 @@ def rollouts_asset(iteration: int) -> dg.AssetsDefinition:
                 policy = pipeline_policy(policy_name, client, partial_fraction=config.partial_fraction)
             except (ModelNotConfigured, ValueError) as exc:
                 raise dg.Failure(description=str(exc)) from exc
+            engines = engine_pool_of(home) if backend == "docker" else None
             runner = RolloutRunner(
                 policy,
                 backend=backend,
                 run_id=context.run.run_id,
                 home=home,
+                engines=engines,
                 attempts=AttemptLog(store),
                 concurrency=config.concurrency or None,
                 max_turns=config.max_turns,
@@ -208,14 +212,15 @@ def rollouts_asset(iteration: int) -> dg.AssetsDefinition:
             )
             judge = session_judge(models)
             stages = []
-            for domain in each_partition(context):
-                rows = _stage_rows(store, "stage_accepted_tasks", domain, iteration).to_dicts()
-                opened = store.query(load_sql("queries/open_rollout_attempts_of_domain"), {"domain": domain})
-                stage = rollout_stage(rows, opened, home, domain, iteration, runner, attempts=config.attempts,
-                                      judge=judge)  # fmt: skip
-                store.write(stage.writes, run_id=context.run.run_id, code_version=CODE_VERSION)
-                close_attempts(store, stage.recovered)
-                stages.append(stage)
+            with contextlib.closing(engines) if engines is not None else contextlib.nullcontext():
+                for domain in each_partition(context):
+                    rows = _stage_rows(store, "stage_accepted_tasks", domain, iteration).to_dicts()
+                    opened = store.query(load_sql("queries/open_rollout_attempts_of_domain"), {"domain": domain})
+                    stage = rollout_stage(rows, opened, home, domain, iteration, runner, attempts=config.attempts,
+                                          judge=judge)  # fmt: skip
+                    store.write(stage.writes, run_id=context.run.run_id, code_version=CODE_VERSION)
+                    close_attempts(store, stage.recovered)
+                    stages.append(stage)
         summary = stage_summary(stages)
         yield dg.MaterializeResult(
             asset_key=stage_key(iteration, "rollouts"),
@@ -395,7 +400,7 @@ def sft_trajectories_asset(iterations: int) -> dg.AssetsDefinition:
         (`source`: skills | compoworld)."""
         store, home = lake.lake(), Home.resolve(lake.home or None)
         frame = sft_export_frame(store, SFT_MIN_REWARD)
-        out = home.root / "exports" / "sft"
+        out = home.data_root / "exports" / "sft"
         written = {fmt: write_sft(frame, out / f"sft.{fmt}", fmt) for fmt in ("jsonl", "parquet")}
         by_iteration = frame.group_by("source", "iteration").len().sort("source", "iteration")
         return dg.MaterializeResult(

@@ -28,7 +28,7 @@ def rl_environments_asset(iterations: int) -> dg.AssetsDefinition:
         verified attempt; those whose trajectory is in `rollout_flags` marked `flagged`); CompoWorld's tasks
         (`compoworld/tasks.jsonl`) and attempts with their group rewards (`compoworld/rollouts.*`)."""
         home = Home.resolve(lake.home or None)
-        out = home.root.joinpath(*RL_DIR)
+        out = home.data_root.joinpath(*RL_DIR)
         exported = export_rl(lake.lake(), TaskStore.of(home), out)
         by_iteration = (
             exported.pass_rates.group_by("iteration")

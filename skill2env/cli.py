@@ -20,12 +20,18 @@ import polars as pl
 from rich.console import Console
 
 from skill2env import __version__
+from skill2env.cluster.cli import cluster_group
+from skill2env.cluster.profile import dagster_instance_yaml
 from skill2env.exports.cli import report_command
 from skill2env.formatting import print_frame
 from skill2env.home import (
+    CLUSTER,
     CODE_LOCATION,
+    EMBEDDED,
+    PROFILE_VARIABLE,
     Home,
     PipelineConfigError,
+    ProfileError,
     activate_home,
     configured_iterations,
     default_skills_root,
@@ -109,6 +115,10 @@ def catalog(skills_root: Path, home: Path | None, workers: int) -> None:
 )
 @click.option("--llm-base-url", default=None, help="OpenAI-compatible endpoint for every model role, for this run.")
 @click.option("--llm-model", default=None, help="Model name for every model role, for this run.")
+@click.option("--profile", type=click.Choice([EMBEDDED, CLUSTER]), default=None,
+              help="embedded (one DuckDB file, local steps) or cluster (the home's cluster.toml: DuckLake, Dagster "
+              "on Postgres, celery workers); default: $SKILL2ENV_PROFILE, else cluster when the home has a "
+              "cluster.toml.")  # fmt: skip
 @click.option("--compoworld/--no-compoworld", default=True, show_default=True,
               help="Also verify CompoWorld's services, generate its cross-service tasks and roll them out "
               "(the solver's model when configured, else the oracle).")  # fmt: skip
@@ -122,6 +132,7 @@ def run(
     policy: str,
     llm_base_url: str | None,
     llm_model: str | None,
+    profile: str | None,
     compoworld: bool,
 ) -> None:
     """Run the main job: catalog, curation, pattern selection, tasks, validation, rollouts, scores,
@@ -129,16 +140,22 @@ def run(
     then print what came out. Each job's run shows under its job in `skill2env ui`."""
     from skill2env.definitions import PipelineOptions, PipelineRunError, run_pipeline
 
-    for variable, value in (("SKILL2ENV_LLM_BASE_URL", llm_base_url), ("SKILL2ENV_LLM_MODEL", llm_model)):
+    settings = (
+        ("SKILL2ENV_LLM_BASE_URL", llm_base_url),
+        ("SKILL2ENV_LLM_MODEL", llm_model),
+        (PROFILE_VARIABLE, profile),
+    )
+    for variable, value in settings:
         if value:
             os.environ[variable] = value
     resolved, root = Home.resolve(home), (skills_root or default_skills_root()).resolve()
     try:
         iterations = configured_iterations(resolved) if iterations is None else iterations
-    except PipelineConfigError as exc:
+        save_iterations(resolved, iterations)
+        lake_location = lake_of(resolved).location
+    except (PipelineConfigError, ProfileError) as exc:
         console.print(f"[red]error:[/red] {exc}")
         sys.exit(2)
-    save_iterations(resolved, iterations)
     options = PipelineOptions(
         iterations=iterations, backend=backend, attempts=attempts, policy=policy, compoworld=compoworld
     )
@@ -146,10 +163,10 @@ def run(
     with _progress_view(f"Running the pipeline on {root} ({iterations} hardening iterations)", started) as view:
         try:
             outcome = run_pipeline(resolved, root, options, workers=workers, progress=view.progress, stages=view.stage)
-        except PipelineRunError as exc:
+        except (PipelineRunError, ProfileError, LakeError) as exc:
             console.print(f"[red]error:[/red] {exc}")
             sys.exit(1)
-    console.print(f"Pipeline finished in {time.monotonic() - started:.1f} s; lake {resolved.lake_path}.")
+    console.print(f"Pipeline finished in {time.monotonic() - started:.1f} s; lake {lake_location}.")
     console.print(f"Cataloged {outcome.catalog.skills} skill folders ({len(outcome.catalog.domains)} domains).")
     _print_funnel(outcome.catalog.funnel)
     _print_frame_titled("Validation funnel", outcome.validation_funnel)
@@ -165,9 +182,9 @@ def run(
     console.print(
         f"SFT examples (reward > {SFT_MIN_REWARD}): [bold]{total}[/bold] "
         f"({outcome.sft_examples} from skills, {outcome.compo_sft_examples} from CompoWorld) "
-        f"in {resolved.root / 'exports/sft'}"
+        f"in {resolved.data_root / 'exports/sft'}"
     )
-    rl_dir = resolved.root / "exports/rl"
+    rl_dir = resolved.data_root / "exports/rl"
     compo_tasks = int(outcome.compoworld.get_column("tasks").item()) if outcome.compoworld.height else 0
     console.print(
         f"RL environments: [bold]{outcome.rl_tasks}[/bold] task directories and {compo_tasks} CompoWorld tasks "
@@ -311,7 +328,7 @@ def ui(home: Path | None, host: str, port: int) -> None:
     from skill2env.definitions import set_pool_limits
 
     resolved = Home.resolve(home)
-    activate_home(resolved)
+    activate_home(resolved, dagster_instance_yaml(resolved))
     set_pool_limits()
     commands = {name: _dagster_command(name) for name in ("dagster-webserver", "dagster-daemon")}
     missing = [name for name, path in commands.items() if path is None]
@@ -416,3 +433,7 @@ main.add_command(export_group)
 main.add_command(import_group)
 main.add_command(validate_command)
 main.add_command(report_command)
+main.add_command(cluster_group)
+
+if __name__ == "__main__":
+    main()

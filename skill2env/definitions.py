@@ -16,6 +16,7 @@ from pathlib import Path
 
 import dagster as dg
 import polars as pl
+from dagster._core.definitions.reconstruct import ReconstructableRepository
 from dagster._core.definitions.repository_definition.valid_definitions import SINGLETON_REPOSITORY_NAME
 from dagster._core.remote_origin import RemoteJobOrigin, RemoteRepositoryOrigin
 from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
@@ -34,8 +35,9 @@ from assets.tasks import task_authoring
 from assets.versions import with_code_versions
 from resources.lake import LakeResource
 from resources.llm import LlmResource
+from skill2env.cluster.profile import cluster_settings, dagster_instance_yaml
 from skill2env.compoworld.service import DOMAINS as COMPOWORLD_DOMAINS
-from skill2env.home import CODE_LOCATION, DEFAULT_ITERATIONS, Home, activate_home, configured_iterations
+from skill2env.home import CODE_LOCATION, DEFAULT_ITERATIONS, Home, ProfileError, activate_home, configured_iterations
 from skill2env.lake.home_lake import lake_of
 from skill2env.lake.sqlfiles import load_sql
 from skill2env.tasks.authors import AUTO
@@ -183,11 +185,43 @@ def build_definitions(home: str = "", iterations: int | None = None) -> dg.Defin
         jobs=[catalog_job, curation_job, environments_job(iterations), compoworld_job, exports_job],
         resources={"lake": LakeResource(home=home), "llm": LlmResource(home=home)},
         loggers={"console": dg.colored_console_logger, "progress": progress_forwarder},
+        executor=_executor(Home.resolve(home or None)),
     )
+
+
+def _executor(home: Home) -> dg.ExecutorDefinition | None:
+    """Dagster's default (steps in local processes), or celery when the cluster names a broker: steps
+    then run on the cluster's workers (`skill2env cluster worker`), which reconstruct the job from
+    `workers_definitions`."""
+    settings = cluster_settings(home)
+    if settings is None or settings.celery_broker is None:
+        return None
+    try:
+        from dagster_celery import celery_executor
+    except ImportError as exc:
+        raise ProfileError("[celery] in cluster.toml needs dagster-celery: pip install 'skill2env[cluster]'") from exc
+    return celery_executor.configured({"broker": settings.celery_broker, "backend": settings.celery_broker})
+
+
+def distributed(home: Home) -> bool:
+    """Whether `home`'s jobs run their steps on celery workers rather than in this process."""
+    settings = cluster_settings(home)
+    return settings is not None and settings.celery_broker is not None
 
 
 defs = build_definitions()
 """What `skill2env ui` loads: as many iterations as the last `skill2env run` on this home unrolled."""
+
+
+WORKERS_DEFINITIONS = "workers_definitions"
+
+
+@dg.definitions
+def workers_definitions() -> dg.Definitions:
+    """The definitions a celery worker (and the process that hands it steps) reconstructs a job from:
+    built when loaded, so they follow the process's home (`$SKILL2ENV_HOME`) and the iterations in the
+    cluster's shared `pipeline.toml`, not whatever was set when this module was first imported."""
+    return build_definitions()
 
 
 class PipelineRunError(RuntimeError):
@@ -208,18 +242,32 @@ def execute_job(
     run_config: dict[str, object],
     *,
     tags: dict[str, str] | None = None,
-) -> dg.ExecuteInProcessResult:
-    """Run `job_name` of `bound` in this process on `instance`, as a run of that job of the UI's code
-    location: tagged with its repository label from the start (the UI lists a job's runs by its name
-    and that tag: the Jobs page, the job's Runs tab), and given the job's origin once it ends, as a run
-    launched from the UI carries it (the run's repository origin, what re-execution looks the job up by)."""
+    on_workers: bool = False,
+) -> dg.ExecuteInProcessResult | dg.ExecuteJobResult:
+    """Run `job_name` of `bound` on `instance`, as a run of that job of the UI's code location: tagged
+    with its repository label from the start (the UI lists a job's runs by its name and that tag: the
+    Jobs page, the job's Runs tab), and given the job's origin once it ends, as a run launched from the
+    UI carries it (the run's repository origin, what re-execution looks the job up by).
+
+    In this process; or, `on_workers`, with this process orchestrating and the steps sent to the
+    cluster's celery workers, which rebuild the job from `workers_definitions` (so the job must be the
+    same there: the same iterations, from the shared `pipeline.toml`)."""
     origin = job_origin(job_name)
-    result = bound.resolve_job_def(job_name).execute_in_process(
-        run_config=run_config,
-        instance=instance,
-        tags={**(tags or {}), REPOSITORY_LABEL_TAG: origin.repository_origin.get_label()},
-        raise_on_error=False,
-    )
+    tags = {**(tags or {}), REPOSITORY_LABEL_TAG: origin.repository_origin.get_label()}
+    result: dg.ExecuteInProcessResult | dg.ExecuteJobResult
+    if on_workers:
+        repository = ReconstructableRepository.for_module(__name__, WORKERS_DEFINITIONS, str(Path.cwd()))
+        result = dg.execute_job(
+            repository.get_reconstructable_job(job_name),
+            instance,
+            run_config=run_config,
+            tags=tags,
+            raise_on_error=False,
+        )
+    else:
+        result = bound.resolve_job_def(job_name).execute_in_process(
+            run_config=run_config, instance=instance, tags=tags, raise_on_error=False
+        )
     run = instance.get_run_by_id(result.run_id)
     if run is not None:
         instance.run_storage.replace_job_origin(run, origin)
@@ -264,13 +312,19 @@ def _forwarding(sinks: ProgressSinks) -> Iterator[None]:
 
 
 def _run_catalog(home: Home, skills_root: Path, *, workers: int, log_level: str) -> CatalogOutcome:
-    activate_home(home)
-    bound = build_definitions(home=str(home.root))
+    activate_home(home, dagster_instance_yaml(home))
+    bound, on_workers = build_definitions(home=str(home.root)), distributed(home)
+    if on_workers:
+        set_pool_limits()  # on the cluster's instance, where every worker's steps take their slots
     loggers = {"console": {"config": {"log_level": log_level}}, "progress": {}}
     catalog_config = {"skills_root": str(skills_root), "workers": workers}
     with dg.DagsterInstance.get() as instance:
         result = execute_job(
-            bound, "catalog_job", instance, {"ops": {"skill_catalog": {"config": catalog_config}}, "loggers": loggers}
+            bound,
+            "catalog_job",
+            instance,
+            {"ops": {"skill_catalog": {"config": catalog_config}}, "loggers": loggers},
+            on_workers=on_workers,
         )
         _raise_if_failed(result, "catalog_job")
         step_seconds = _step_seconds(instance, result.run_id)
@@ -282,6 +336,7 @@ def _run_catalog(home: Home, skills_root: Path, *, workers: int, log_level: str)
                 instance,
                 {"ops": {"curated_skills": {"config": {"workers": workers}}}, "loggers": loggers},
                 tags={RANGE_START_TAG: keys[0], RANGE_END_TAG: keys[-1]},
+                on_workers=on_workers,
             )
             _raise_if_failed(result, "curation_job")
             step_seconds |= _step_seconds(instance, result.run_id)
@@ -304,7 +359,7 @@ def _step_seconds(instance: dg.DagsterInstance, run_id: str) -> dict[str, float]
     }
 
 
-def _raise_if_failed(result: dg.ExecuteInProcessResult, job: str) -> None:
+def _raise_if_failed(result: dg.ExecuteInProcessResult | dg.ExecuteJobResult, job: str) -> None:
     if result.success:
         return
     failures = [
@@ -401,7 +456,7 @@ def run_pipeline(
         task_stats=lake.query("SELECT * FROM task_stats"),
         hardening_curve=lake.query("SELECT * FROM hardening_curve"),
         sft_examples=lake.query(load_sql("queries/sft_candidates"), {"min_reward": SFT_MIN_REWARD}).height,
-        rl_tasks=_count_dirs(home.root / "exports" / "rl" / "tasks"),
+        rl_tasks=_count_dirs(home.data_root / "exports" / "rl" / "tasks"),
         compoworld=lake.query("SELECT * FROM compoworld_stats"),
         compo_rollouts=lake.query("SELECT * FROM compo_rollout_summary"),
         compo_sft_examples=lake.query(load_sql("queries/compo_sft_candidates"), {"min_reward": SFT_MIN_REWARD}).height,
@@ -416,6 +471,7 @@ def _count_dirs(folder: Path) -> int:
 
 def _run_environments(home: Home, options: PipelineOptions, *, log_level: str) -> dict[str, float]:
     bound = build_definitions(home=str(home.root), iterations=options.iterations)
+    on_workers = distributed(home)
     loggers = {"console": {"config": {"log_level": log_level}}, "progress": {}}
     ops: dict[str, dict[str, object]] = {"task_authoring": {"config": {"author": options.author}}}
     ops |= stage_op_config(
@@ -436,6 +492,7 @@ def _run_environments(home: Home, options: PipelineOptions, *, log_level: str) -
             instance,
             {"ops": ops, "loggers": loggers},
             tags={RANGE_START_TAG: keys[0], RANGE_END_TAG: keys[-1]},
+            on_workers=on_workers,
         )
         _raise_if_failed(result, "environments_job")
         step_seconds |= _step_seconds(instance, result.run_id)
@@ -446,10 +503,11 @@ def _run_environments(home: Home, options: PipelineOptions, *, log_level: str) -
                 instance,
                 {"ops": _compoworld_ops(options), "loggers": loggers},
                 tags={RANGE_START_TAG: COMPOWORLD_DOMAINS[0], RANGE_END_TAG: COMPOWORLD_DOMAINS[-1]},
+                on_workers=on_workers,
             )
             _raise_if_failed(result, "compoworld_job")
             step_seconds |= _step_seconds(instance, result.run_id)
-        result = execute_job(bound, "exports_job", instance, {"loggers": loggers})
+        result = execute_job(bound, "exports_job", instance, {"loggers": loggers}, on_workers=on_workers)
         _raise_if_failed(result, "exports_job")
         step_seconds |= _step_seconds(instance, result.run_id)
     return step_seconds

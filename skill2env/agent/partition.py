@@ -76,7 +76,7 @@ def roll_out(
     run `attempts` attempts of every task in `refs`; the writes of `rollouts`, `trajectory_steps`,
     `rollout_flags` and whatever `more_writes` makes of this run's attempts (scores, SFT rows) under
     `partition`. The caller writes them in one transaction, then closes `recovered` (`close_attempts`)."""
-    recovered = interrupted_attempts(opened, TrajectoryFiles(home.root))
+    recovered = interrupted_attempts(opened, TrajectoryFiles(home.data_root))
     trajectories = runner.run_all(attempt_specs(refs, attempts)) if refs else []
     everything = [*recovered, *trajectories]
     inputs = {ref.task_id: workspace_inputs(ref.task.workspace_dir) for ref in refs}

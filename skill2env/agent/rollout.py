@@ -33,7 +33,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill2env.agent.actors import Actor, Policy
 from skill2env.agent.files import PARTIAL_FILE, TrajectoryFiles
@@ -47,6 +47,9 @@ from skill2env.sandbox.base import new_rollout_id
 from skill2env.tasks.harbor import task_digest
 from skill2env.tasks.store import TaskStore
 
+if TYPE_CHECKING:  # the Docker SDK only where docker runs
+    from skill2env.sandbox.engine_pool import EngineLease, EnginePool
+
 log = logging.getLogger(__name__)
 
 SandboxFactory = Callable[[SandboxLimits, str], Sandbox]
@@ -56,6 +59,8 @@ AGENTS_OWN_SANDBOX_ENDS = frozenset({"agent_timeout", "sandbox_broken"})
 """Statuses whose sandbox may be gone by the snapshot because of the agent itself: its wall clock
 ran out, or its commands broke the sandbox. Without a workspace they stay what they are."""
 
+ENGINE_RETRIES = 2
+"""How often an attempt whose sandbox engine was lost runs again on another engine."""
 SANDBOX_SLOTS_ENV = "SKILL2ENV_SANDBOX_SLOTS"
 DEFAULT_SANDBOX_SLOTS = 2
 """The same default as the Dagster `sandbox` pool (skill2env/definitions.py)."""
@@ -120,14 +125,21 @@ class RolloutRunner:
         sandbox_limits: dict[str, Any] | None = None,
         sandbox_options: dict[str, Any] | None = None,
         sandbox_factory: SandboxFactory | None = None,
+        engines: EnginePool | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> None:
+        """`engines`: docker sandboxes on a pool of engines (one slot each; default concurrency: the
+        pool's slots), and an attempt whose engine stopped answering run again on another."""
         self.policy = policy
         self.backend: BackendName = backend
         self.run_id = run_id
         self.home = home
         self.attempt_log = attempts
-        self.concurrency = concurrency or sandbox_slots()
+        self.engines = engines if backend == "docker" else None
+        self._leases: dict[str, EngineLease] = {}
+        self._engine_lost: set[str] = set()
+        """Rollouts that ended as infra_error because their engine stopped answering: run again."""
+        self.concurrency = concurrency or (self.engines.slots if self.engines else sandbox_slots())
         overrides = {"max_turns": max_turns, "max_tokens": max_tokens, "observation_chars": observation_chars}
         self.limit_overrides = {key: value for key, value in overrides.items() if value is not None}
         self.system_prompt = system_prompt
@@ -135,7 +147,7 @@ class RolloutRunner:
         self.sandbox_options = sandbox_options or {}
         self.sandbox_factory = sandbox_factory or self._make_sandbox
         self._reaps = sandbox_factory is None
-        self.files = TrajectoryFiles(home.root) if home is not None else None
+        self.files = TrajectoryFiles(home.data_root) if home is not None else None
         self._images = _ImageCache(backend)
         self._executor: ThreadPoolExecutor | None = None
         self.progress = progress
@@ -147,7 +159,8 @@ class RolloutRunner:
         return asyncio.run(self.run(specs))
 
     async def run(self, specs: Sequence[AttemptSpec]) -> list[Trajectory]:
-        """Every attempt, at most `concurrency` at once; trajectories in the order of `specs`."""
+        """Every attempt, at most `concurrency` at once; trajectories in the order of `specs`. An attempt
+        whose sandbox engine was lost (see `engines`) is followed by its retries, each a new rollout."""
         slots = asyncio.Semaphore(self.concurrency)
         # Two blocking steps per attempt at once (its started marker and its sandbox's start), and two spare.
         with ThreadPoolExecutor(max_workers=2 * self.concurrency + 2, thread_name_prefix="rollout") as executor:
@@ -155,11 +168,15 @@ class RolloutRunner:
             try:
                 await self._blocking(self._reap)
 
-                async def guarded(spec: AttemptSpec) -> Trajectory:
+                async def guarded(spec: AttemptSpec) -> list[Trajectory]:
                     async with slots:
-                        return await self.run_attempt(spec)
+                        tries = [await self.run_attempt(spec)]
+                        while tries[-1].rollout_id in self._engine_lost and len(tries) <= ENGINE_RETRIES:
+                            tries.append(await self.run_attempt(spec))
+                        return tries
 
-                return list(await asyncio.gather(*(guarded(spec) for spec in specs)))
+                groups = await asyncio.gather(*(guarded(spec) for spec in specs))
+                return [trajectory for tries in groups for trajectory in tries]
             finally:
                 self._executor = None
                 await self.policy.aclose()
@@ -186,7 +203,7 @@ class RolloutRunner:
         sandbox: Sandbox | None = None
         try:
             limits = SandboxLimits.for_task(spec.task, **self.sandbox_limits)
-            sandbox = self.sandbox_factory(limits, trajectory.rollout_id)
+            sandbox = await self._blocking(self.sandbox_factory, limits, trajectory.rollout_id)
             await self._attempt(spec, trajectory, sandbox)
         except asyncio.CancelledError:
             self._abandon(trajectory, sandbox)
@@ -198,6 +215,7 @@ class RolloutRunner:
             stop_started = time.monotonic()
             await self._blocking(_stop_quietly, sandbox)
             trajectory.sandbox_s += time.monotonic() - stop_started
+        await self._blocking(self._return_engine, trajectory)
         await self._blocking(self._finish, trajectory, clock)
         self._finished += 1
         if self.progress is not None:
@@ -254,7 +272,22 @@ class RolloutRunner:
         trajectory.sandbox_s += time.monotonic() - started
 
     def _make_sandbox(self, limits: SandboxLimits, rollout_id: str) -> Sandbox:
-        return make_sandbox(self.backend, limits, rollout_id=rollout_id, reap=False, **self.sandbox_options)
+        options = dict(self.sandbox_options)
+        if self.engines is not None:
+            lease = self._leases[rollout_id] = self.engines.lease()
+            options["client"] = lease.client
+        return make_sandbox(self.backend, limits, rollout_id=rollout_id, reap=False, **options)
+
+    def _return_engine(self, trajectory: Trajectory) -> None:
+        """Give the attempt's engine slot back; an infra_error on an engine that stopped answering
+        drains it, and the attempt is run again elsewhere (this one stays recorded, never scored)."""
+        lease = self._leases.pop(trajectory.rollout_id, None)
+        if lease is None or self.engines is None:
+            return
+        lease.release()
+        if trajectory.status == "infra_error" and not self.engines.check(lease):
+            self._engine_lost.add(trajectory.rollout_id)
+            trajectory.error = f"{trajectory.error}; sandbox engine {lease.host.url} lost: run again on another engine"
 
     # -- blocking steps (run in the thread pool) ----------------------------------------------------
 
@@ -267,7 +300,12 @@ class RolloutRunner:
         if not self._reaps:  # sandboxes of a custom factory are the factory's business
             return
         try:
-            if self.backend == "docker":
+            if self.backend == "docker" and self.engines is not None:
+                from skill2env.sandbox.reaper import reap_docker
+
+                for client in self.engines.clients():
+                    reap_docker(client)
+            elif self.backend == "docker":
                 from skill2env.sandbox.engine import docker_client
                 from skill2env.sandbox.reaper import reap_docker
 
@@ -316,7 +354,7 @@ class RolloutRunner:
             target.mkdir(exist_ok=True)
             if self.home is None:
                 return task_digest(target), None
-            stored = TaskStore(self.home.root).put_dir(target)
+            stored = TaskStore.of(self.home).put_dir(target)
             return stored.digest, stored.relative_path
 
     def _finish(self, trajectory: Trajectory, clock: float) -> None:

@@ -95,9 +95,9 @@ def _verify(trajectory: Trajectory, row: Mapping[str, Any], home: Home, backend:
         why = f"the attempt left no final workspace ({trajectory.status}): {trajectory.error or 'no cause recorded'}"
         failed = [ItemResult.failed(item, why) for item in rubric.items]
         return scored(VerificationResult.scored_from(rubric, failed, rollout_id=trajectory.rollout_id))
-    task = TaskDir(home.root / row["store_path"])
+    task = TaskDir(home.data_root / row["store_path"])
     fresh = make_sandbox(backend, SandboxLimits.for_task(task))
-    return scored(verify_workspace(home.root / trajectory.workspace_path, task, rubric, fresh, judge=judge))
+    return scored(verify_workspace(home.data_root / trajectory.workspace_path, task, rubric, fresh, judge=judge))
 
 
 def stage_summary(stages: Sequence[RolloutStage]) -> dict[str, float]:

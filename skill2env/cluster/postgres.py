@@ -14,12 +14,14 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill2env.cluster.errors import ClusterError
+
 SERVICE_ACCOUNT = "postgres"
 START_TIMEOUT_SECONDS = 60
 DEBIAN_SERVERS = "/usr/lib/postgresql"
 
 
-class PostgresUnavailableError(RuntimeError):
+class PostgresUnavailableError(ClusterError):
     """No Postgres server programs on this machine, or the server would not start."""
 
 

@@ -8,6 +8,9 @@ engines), chosen by `$SKILL2ENV_PROFILE`, else by whether `$SKILL2ENV_HOME/clust
     catalog = "host=db.internal port=5432 dbname=skill2env_lake user=skill2env"   # libpq string
     data_path = "/mnt/shared/skill2env/lake"                                     # or s3://bucket/prefix
 
+    [storage]                    # required with [celery]: what every worker must see (task store,
+    path = "/mnt/shared/skill2env/data"   # trajectories, exports, pipeline settings); else the home
+
     [dagster]                    # optional: without it, Dagster's instance stays on SQLite in the home
     postgres_url = "postgresql://skill2env@db.internal:5432/skill2env_dagster"
 
@@ -22,32 +25,18 @@ engines), chosen by `$SKILL2ENV_PROFILE`, else by whether `$SKILL2ENV_HOME/clust
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skill2env.home import Home
+import yaml
+
+from skill2env.home import CLUSTER, DAGSTER_YAML, EMBEDDED, Home, ProfileError
 from skill2env.lake.ducklake import DuckLakeCatalog
+from skill2env.sandbox.hosts import DEFAULT_HOST_SLOTS, EngineHost
 
-PROFILE_VARIABLE = "SKILL2ENV_PROFILE"
-EMBEDDED, CLUSTER = "embedded", "cluster"
-CLUSTER_CONFIG = "cluster.toml"
-DEFAULT_HOST_SLOTS = 4
-
-
-class ProfileError(ValueError):
-    """An unknown profile, or a `cluster.toml` that is missing or not valid."""
-
-
-@dataclass(frozen=True)
-class SandboxHost:
-    """One Docker engine of the pool."""
-
-    url: str
-    slots: int = DEFAULT_HOST_SLOTS
-    tls_cert_dir: str | None = None
+if TYPE_CHECKING:
+    from skill2env.sandbox.engine_pool import EnginePool
 
 
 @dataclass(frozen=True)
@@ -55,25 +44,15 @@ class ClusterSettings:
     lake: DuckLakeCatalog
     dagster_postgres_url: str | None = None
     celery_broker: str | None = None
-    sandbox_hosts: tuple[SandboxHost, ...] = ()
-
-
-def cluster_config_path(home: Home) -> Path:
-    return home.root / CLUSTER_CONFIG
-
-
-def active_profile(home: Home) -> str:
-    chosen = os.environ.get(PROFILE_VARIABLE) or (CLUSTER if cluster_config_path(home).is_file() else EMBEDDED)
-    if chosen not in (EMBEDDED, CLUSTER):
-        raise ProfileError(f"${PROFILE_VARIABLE} must be {EMBEDDED!r} or {CLUSTER!r}, not {chosen!r}")
-    return chosen
+    shared_storage: str | None = None
+    sandbox_hosts: tuple[EngineHost, ...] = ()
 
 
 def cluster_settings(home: Home) -> ClusterSettings | None:
     """The cluster's settings when the cluster profile is active, else None."""
-    if active_profile(home) == EMBEDDED:
+    if home.profile == EMBEDDED:
         return None
-    path = cluster_config_path(home)
+    path = home.cluster_config
     if not path.is_file():
         raise ProfileError(f"the {CLUSTER} profile needs {path} (`skill2env cluster up` writes one for this machine)")
     try:
@@ -83,9 +62,42 @@ def cluster_settings(home: Home) -> ClusterSettings | None:
     return parse_cluster_settings(raw, source=str(path))
 
 
+def engine_pool_of(home: Home) -> EnginePool | None:
+    """The cluster's Docker engines as a pool for docker rollouts, when `[[sandbox.hosts]]` names any."""
+    settings = cluster_settings(home)
+    if settings is None or not settings.sandbox_hosts:
+        return None
+    from skill2env.sandbox.engine_pool import EnginePool  # the Docker SDK only where docker runs
+
+    return EnginePool(settings.sandbox_hosts)
+
+
+def dagster_instance_yaml(home: Home) -> str | None:
+    """The package's `dagster.yaml` with the instance's storage (runs, events, schedules, partitions,
+    concurrency pools) on the cluster's Postgres, when `[dagster]` names one; else None (the default)."""
+    settings = cluster_settings(home)
+    if settings is None or settings.dagster_postgres_url is None:
+        return None
+    config = yaml.safe_load(DAGSTER_YAML.read_text(encoding="utf-8"))
+    config["storage"] = {"postgres": {"postgres_url": _with_psycopg2(settings.dagster_postgres_url)}}
+    header = "# skill2env's dagster.yaml with the storage on the cluster's Postgres ([dagster] in cluster.toml).\n"
+    return header + yaml.safe_dump(config, sort_keys=False)
+
+
+def _with_psycopg2(url: str) -> str:
+    """dagster-postgres installs psycopg2, but SQLAlchemy 2.1 reads a bare `postgresql://` as psycopg 3."""
+    scheme, separator, rest = url.partition("://")
+    return f"postgresql+psycopg2://{rest}" if separator and scheme in ("postgresql", "postgres") else url
+
+
 def parse_cluster_settings(raw: dict[str, Any], *, source: str) -> ClusterSettings:
     lake = _table(raw, "lake", source, required=True)
-    dagster, celery, sandbox = (_table(raw, name, source) for name in ("dagster", "celery", "sandbox"))
+    dagster, celery, sandbox, storage = (
+        _table(raw, name, source) for name in ("dagster", "celery", "sandbox", "storage")
+    )
+    if celery and not storage:
+        raise ProfileError(f"{source}: [celery] workers each have their own home; they need [storage] path, "
+                           "a directory all of them mount at the same place")  # fmt: skip
     hosts = sandbox.get("hosts", [])
     if not isinstance(hosts, list):
         raise ProfileError(f"{source}: [[sandbox.hosts]] must be an array of tables")
@@ -93,11 +105,12 @@ def parse_cluster_settings(raw: dict[str, Any], *, source: str) -> ClusterSettin
         lake=DuckLakeCatalog(_text(lake, "catalog", f"{source} [lake]"), _text(lake, "data_path", f"{source} [lake]")),
         dagster_postgres_url=_text(dagster, "postgres_url", f"{source} [dagster]") if dagster else None,
         celery_broker=_text(celery, "broker", f"{source} [celery]") if celery else None,
+        shared_storage=_text(storage, "path", f"{source} [storage]") if storage else None,
         sandbox_hosts=tuple(_host(entry, f"{source} [[sandbox.hosts]] #{i + 1}") for i, entry in enumerate(hosts)),
     )
 
 
-def _host(entry: Any, where: str) -> SandboxHost:
+def _host(entry: Any, where: str) -> EngineHost:
     if not isinstance(entry, dict):
         raise ProfileError(f"{where}: must be a table")
     slots = entry.get("slots", DEFAULT_HOST_SLOTS)
@@ -106,7 +119,7 @@ def _host(entry: Any, where: str) -> SandboxHost:
     cert_dir = entry.get("tls_cert_dir")
     if cert_dir is not None and not isinstance(cert_dir, str):
         raise ProfileError(f"{where}: tls_cert_dir must be a path")
-    return SandboxHost(_text(entry, "url", where), slots, cert_dir)
+    return EngineHost(_text(entry, "url", where), slots, cert_dir)
 
 
 def _table(raw: dict[str, Any], name: str, source: str, *, required: bool = False) -> dict[str, Any]:

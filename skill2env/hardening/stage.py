@@ -454,9 +454,9 @@ def session_hardeners(models: LlmSession, home: Home, backend: BackendName) -> H
         rubric = (
             Rubric.model_validate_json(record.rubric)
             if record.rubric
-            else task_rubric(home.root / str(record.store_path))
+            else task_rubric(home.data_root / str(record.store_path))
         )
-        return validate_task(record.task_id or "", home.root / str(record.store_path), rubric, backend=backend,
+        return validate_task(record.task_id or "", home.data_root / str(record.store_path), rubric, backend=backend,
                              blueprint=blueprint, judge=judge, red_team=red_team)  # fmt: skip
 
     author = ModelAuthor(models.client(AUTHOR_ROLE)) if models.configured(AUTHOR_ROLE) else None

@@ -36,6 +36,10 @@ class DuckLakeUnavailableError(RuntimeError):
     """The DuckLake extensions are not installed (the `cluster` extra) or do not match DuckDB."""
 
 
+class DuckLakeMissingError(RuntimeError):
+    """A read-only attach of a DuckLake nobody has written yet (reads cannot create one)."""
+
+
 @dataclass(frozen=True)
 class DuckLakeCatalog:
     """Where a DuckLake lives: a libpq connection string for its Postgres catalog, and its data path
@@ -99,6 +103,8 @@ def _attach(con: duckdb.DuckDBPyConnection, lake: DuckLakeCatalog, *, read_only:
             con.execute(statement)
             return
         except duckdb.Error as exc:
+            if read_only and "does not exist" in str(exc):
+                raise DuckLakeMissingError(f"no lake yet at {lake.describe()}") from exc
             if attempt == INIT_ATTEMPTS or not _lost_init_race(exc):
                 raise
             time.sleep(INIT_BACKOFF_SECONDS * attempt)

@@ -28,7 +28,7 @@ import duckdb
 import polars as pl
 
 from skill2env.lake import ducklake as ducklake_lake
-from skill2env.lake.ducklake import DuckLakeCatalog
+from skill2env.lake.ducklake import DuckLakeCatalog, DuckLakeMissingError
 from skill2env.lake.sqlfiles import SQL_DIR, load_sql, ordered_statements
 from skill2env.thresholds import sql_macros
 
@@ -103,8 +103,11 @@ class Lake:
         """Whether anything was ever written here (a DuckLake's catalog is asked by connecting)."""
         if self.ducklake is None:
             return self.path.exists()
-        with self._connection(read_only=True) as con:
-            return bool(con.execute(_HAS_SCHEMA_TABLE).fetchall())
+        try:
+            with self._connection(read_only=True) as con:
+                return bool(con.execute(_HAS_SCHEMA_TABLE).fetchall())
+        except DuckLakeMissingError:
+            return False
 
     @contextmanager
     def _connection(self, *, read_only: bool) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -220,10 +223,13 @@ class Lake:
 
     def _has_schema(self) -> bool:
         """Whether the lake's newest applied schema is this version's."""
-        with self._locked(exclusive=False), self._connection(read_only=True) as con:
-            if not con.execute(_HAS_SCHEMA_TABLE).fetchall():
-                return False
-            current = con.execute("SELECT digest FROM lake_schema ORDER BY applied_at DESC LIMIT 1").fetchall()
+        try:
+            with self._locked(exclusive=False), self._connection(read_only=True) as con:
+                if not con.execute(_HAS_SCHEMA_TABLE).fetchall():
+                    return False
+                current = con.execute("SELECT digest FROM lake_schema ORDER BY applied_at DESC LIMIT 1").fetchall()
+        except DuckLakeMissingError:
+            return False
         return bool(current) and current[0][0] == schema_digest(self._dialect)
 
 

@@ -138,7 +138,7 @@ class LlmSettings(BaseModel):
     ) -> LlmSettings:
         """Resolve every role from `<home>/llm.toml`, `environ` (default `os.environ`) and `overrides`."""
         environ = os.environ if environ is None else environ
-        path = home.root / CONFIG_FILE
+        path = home.data_root / CONFIG_FILE
         document = _read_toml(path)
         file_cache = document.pop("cache", None)
         unknown = set(document) - {"default", *ROLES}
@@ -163,7 +163,7 @@ class LlmSettings(BaseModel):
         return cls(
             roles=roles,
             cache_mode=resolved_mode,
-            cache_dir=home.root / CACHE_DIR,
+            cache_dir=home.data_root / CACHE_DIR,
             config_file=path if path.is_file() else None,
         )
 

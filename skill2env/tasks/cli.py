@@ -144,7 +144,7 @@ def _validations(records: list[TaskRecord], home: Home, source: str, backend: st
         if r.status != TaskStatus.error and r.store_path
     ]
     console.print(f"Validating {len(rows)} imported task(s) on {backend} …")
-    validations = validate_rows(rows, home.root, backend=backend,  # type: ignore[arg-type]
+    validations = validate_rows(rows, home.data_root, backend=backend,  # type: ignore[arg-type]
                                 progress=lambda done: console.print(f"  {done}/{len(rows)} validated"))  # fmt: skip
     table = Table(title="Validation of the imported tasks")
     for column in ("task", "verdict", "failing gates / why not run"):

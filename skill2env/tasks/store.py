@@ -1,4 +1,5 @@
-"""The content-addressed store of task directories: `<home>/objects/sha256/<aa>/<digest>/`.
+"""The content-addressed store of task directories: `<data root>/objects/sha256/<aa>/<digest>/` (the
+home, or the cluster's shared storage: `Home.data_root`).
 
 A directory is written to a temporary folder beside its final place, its digest taken, and the
 folder renamed into place, so a reader never sees half a task; the same content lands at the
@@ -37,7 +38,7 @@ class TaskStore:
 
     @classmethod
     def of(cls, home: Home) -> TaskStore:
-        return cls(home.root)
+        return cls(home.data_root)
 
     def path_for(self, digest: str) -> Path:
         return self.root / digest[:2] / digest

@@ -60,7 +60,7 @@ class RedTeam:
                                 trajectory.rollout_id)  # fmt: skip
         if not trajectory.workspace_path:
             return self._outcome(trajectory, None, rubric)
-        result = verify_workspace(self.home.root / trajectory.workspace_path, task, rubric, sandboxes())
+        result = verify_workspace(self.home.data_root / trajectory.workspace_path, task, rubric, sandboxes())
         if result.status != "scored":
             return ProbeOutcome(STRATEGY, FAMILY, ProbeStatus.infra_error, None, (),
                                 f"the red-team attempt's verification failed: {result.error}",

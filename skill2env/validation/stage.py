@@ -53,7 +53,7 @@ def validate_stage(
 
     A task the hardening stage built and already ran every gate on (same backend; `reused`, see
     `reused_gates`) is not run again: its rows are the hardening stage's, their evidence saying so."""
-    validations = validate_rows([r for r in rows if r["task_id"] not in reused], home.root, backend=backend,
+    validations = validate_rows([r for r in rows if r["task_id"] not in reused], home.data_root, backend=backend,
                                 judge=judge, red_team=red_team, progress=progress)  # fmt: skip
     kept = [reused[r["task_id"]] for r in rows if r["task_id"] in reused]
     gate_rows = pl.DataFrame([row for gates in kept for row in gates.rows], schema=VALIDATIONS_SCHEMA)

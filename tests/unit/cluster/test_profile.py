@@ -6,17 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from skill2env.cluster.profile import (
-    PROFILE_VARIABLE,
-    ClusterSettings,
-    ProfileError,
-    SandboxHost,
-    active_profile,
-    cluster_settings,
-)
-from skill2env.home import Home
+from skill2env.cluster.profile import ClusterSettings, cluster_settings
+from skill2env.home import PROFILE_VARIABLE, Home, ProfileError
 from skill2env.lake.ducklake import DuckLakeCatalog
 from skill2env.lake.home_lake import lake_of
+from skill2env.sandbox.hosts import EngineHost
 
 FULL = """
 [lake]
@@ -28,6 +22,9 @@ postgres_url = "postgresql://s2e@db:5432/dagster"
 
 [celery]
 broker = "redis://queue:6379/0"
+
+[storage]
+path = "/mnt/shared/data"
 
 [[sandbox.hosts]]
 url = "unix:///var/run/docker.sock"
@@ -53,8 +50,9 @@ def test_without_a_cluster_file_the_profile_is_embedded_and_the_lake_is_the_home
     monkeypatch.delenv(PROFILE_VARIABLE, raising=False)
     home = home_with(tmp_path, None)
 
-    assert active_profile(home) == "embedded"
+    assert home.profile == "embedded"
     assert cluster_settings(home) is None
+    assert home.data_root == home.root
     lake = lake_of(home)
     assert (lake.ducklake, lake.location) == (None, str(home.lake_path))
 
@@ -69,11 +67,14 @@ def test_a_cluster_file_selects_the_cluster_and_every_section_is_read(
         lake=DuckLakeCatalog("host=db port=5432 dbname=lake user=s2e password=hunter2", "/mnt/shared/lake/"),
         dagster_postgres_url="postgresql://s2e@db:5432/dagster",
         celery_broker="redis://queue:6379/0",
+        shared_storage="/mnt/shared/data",
         sandbox_hosts=(
-            SandboxHost("unix:///var/run/docker.sock", 4),
-            SandboxHost("tcp://sandbox-2:2376", 8, "/etc/certs"),
+            EngineHost("unix:///var/run/docker.sock", 4),
+            EngineHost("tcp://sandbox-2:2376", 8, "/etc/certs"),
         ),
     )
+    assert home.data_root == Path("/mnt/shared/data")
+    assert home.pipeline_config == Path("/mnt/shared/data/pipeline.toml")
     assert lake_of(home).location == (
         "ducklake (catalog host=db port=5432 dbname=lake user=s2e password=***, data /mnt/shared/lake/)"
     )
@@ -81,7 +82,9 @@ def test_a_cluster_file_selects_the_cluster_and_every_section_is_read(
 
 def test_the_variable_overrides_the_file_either_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(PROFILE_VARIABLE, "embedded")
-    assert cluster_settings(home_with(tmp_path, FULL)) is None
+    forced = home_with(tmp_path, FULL)
+    assert cluster_settings(forced) is None
+    assert forced.data_root == forced.root
 
     monkeypatch.setenv(PROFILE_VARIABLE, "cluster")
     with pytest.raises(ProfileError, match=r"cluster profile needs .*cluster\.toml"):
@@ -89,7 +92,7 @@ def test_the_variable_overrides_the_file_either_way(tmp_path: Path, monkeypatch:
 
     monkeypatch.setenv(PROFILE_VARIABLE, "k8s")
     with pytest.raises(ProfileError, match="must be 'embedded' or 'cluster', not 'k8s'"):
-        active_profile(home_with(tmp_path / "third", None))
+        _ = home_with(tmp_path / "third", None).profile
 
 
 @pytest.mark.parametrize(
@@ -99,12 +102,15 @@ def test_the_variable_overrides_the_file_either_way(tmp_path: Path, monkeypatch:
         ("[lake]\ncatalog = 'x'\n", r"\[lake\]: data_path must be a non-empty string"),
         ("[lake]\ncatalog = ''\ndata_path = '/d'\n", r"\[lake\]: catalog must be a non-empty string"),
         ("lake = 3\n", r"\[lake\] must be a table"),
-        ("[lake]\ncatalog = 'x'\ndata_path = '/d'\n[celery]\nbroker = 1\n", r"\[celery\]: broker must be"),
+        ("[lake]\ncatalog = 'x'\ndata_path = '/d'\n[celery]\nbroker = 1\n[storage]\npath = '/s'\n",
+         r"\[celery\]: broker must be"),
         ("[lake]\ncatalog = 'x'\ndata_path = '/d'\n[[sandbox.hosts]]\nurl = 'tcp://h'\nslots = 0\n",
          r"\[\[sandbox.hosts\]\] #1: slots must be a whole number >= 1, not 0"),
         ("[lake]\ncatalog = 'x'\ndata_path = '/d'\n[[sandbox.hosts]]\nslots = 2\n",
          r"\[\[sandbox.hosts\]\] #1: url must be a non-empty string"),
         ("[lake\n", r"cluster\.toml: "),
+        ("[lake]\ncatalog = 'x'\ndata_path = '/d'\n[celery]\nbroker = 'redis://q'\n",
+         r"\[celery\] workers each have their own home; they need \[storage\] path"),
     ],
 )  # fmt: skip
 def test_a_wrong_cluster_file_names_the_file_and_the_key(

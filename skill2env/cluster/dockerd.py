@@ -1,5 +1,6 @@
 """A second Docker engine on this machine, on a loopback TCP socket: the local cluster's "remote"
-sandbox host. Its own data and exec roots, no bridge network (task containers run offline)."""
+sandbox host. Its own data and exec roots, and its own bridge: started with `--bridge none`, an engine
+deletes the `docker0` interface the machine's engine networks its containers and builds through."""
 
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ class LocalEngine:
     def log_path(self) -> Path:
         return self.root / "dockerd.log"
 
+    @property
+    def bridge(self) -> str:
+        return f"s2ebr{self.port}"  # at most 15 characters, as interface names are
+
     def host(self, slots: int) -> EngineHost:
         return EngineHost(self.url, slots)
 
@@ -49,10 +54,11 @@ class LocalEngine:
         if os.geteuid() != 0:
             raise EngineStartError("a second Docker engine needs root")
         self.root.mkdir(parents=True, exist_ok=True)
+        self._make_bridge()
         # A short exec root: containerd's socket path under it must fit in a unix socket name.
         exec_root = Path("/run") / f"skill2env-dockerd-{self.port}"
         command = [binary, "--host", self.url, "--data-root", str(self.root / "data"), "--exec-root",
-                   str(exec_root), "--pidfile", str(self.pidfile), "--bridge", "none", "--iptables=false",
+                   str(exec_root), "--pidfile", str(self.pidfile), "--bridge", self.bridge, "--iptables=false",
                    "--ip6tables=false"]  # fmt: skip
         with self.log_path.open("ab") as log:
             process = subprocess.Popen(
@@ -93,3 +99,16 @@ class LocalEngine:
             finally:
                 client.close()
         stop_process(pid, f"dockerd on {self.url}")
+        subprocess.run(["ip", "link", "delete", self.bridge], capture_output=True, check=False)
+
+    def _make_bridge(self) -> None:
+        """A bridge of its own on a /24 no engine uses by default (172.31.<port mod 250>.0)."""
+        if subprocess.run(["ip", "link", "show", self.bridge], capture_output=True, check=False).returncode == 0:
+            return
+        address = f"172.31.{self.port % 250}.1/24"
+        for command in (["ip", "link", "add", "name", self.bridge, "type", "bridge"],
+                        ["ip", "addr", "add", address, "dev", self.bridge],
+                        ["ip", "link", "set", self.bridge, "up"]):  # fmt: skip
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                raise EngineStartError(f"{' '.join(command)} failed: {done.stderr.strip()}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import threading
 import time
@@ -30,6 +31,7 @@ from skill2env.sandbox.labels import SANDBOX_LABEL
 pytestmark = [pytest.mark.integration, pytest.mark.docker, pytest.mark.slow]
 
 ATTEMPTS = 4
+MACHINE_BRIDGE = "docker0"
 SLOW = ScriptPolicy("slow", [[("bash", {"command": "sleep 5; echo slept"})], [("finish", {"message": "slept"})]])
 """Each attempt holds its sandbox for seconds: long enough to lose the engine under it."""
 
@@ -41,14 +43,23 @@ def second_engine() -> Iterator[tuple[LocalEngine, list[int]]]:
         pytest.fail("a second Docker engine needs root and dockerd (scripts/setup-sandbox.sh installs it)")
     root = Path(tempfile.mkdtemp(prefix="skill2env-engine-"))
     engine = LocalEngine(root, free_port())
+    machine_bridge = interface_exists(MACHINE_BRIDGE)
     pids = [engine.start()]
     try:
+        # A second engine must leave the machine engine's network alone (`--bridge none` deletes it).
+        assert interface_exists(MACHINE_BRIDGE) == machine_bridge
         yield engine, pids
     finally:
         if not engine.answers():  # killed by the test: bring it back to remove what it left running
             pids.append(engine.start())
         engine.stop(pids[-1])
         shutil.rmtree(root, ignore_errors=True)
+    assert interface_exists(MACHINE_BRIDGE) == machine_bridge
+    assert not interface_exists(engine.bridge)
+
+
+def interface_exists(name: str) -> bool:
+    return subprocess.run(["ip", "link", "show", name], capture_output=True, check=False).returncode == 0
 
 
 def sandboxes_on(url: str) -> int:

@@ -17,7 +17,8 @@ HARBOR_STAMP := $(HARBOR_VENV)/.installed-stamp-$(HARBOR_VERSION)
 HARBOR_PYTHON ?= $(shell for p in python3.13 python3.12 $$HOME/.pyenv/versions/3.1[23]*/bin/python3; do \
 	"$$p" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: setup run test lint typecheck pytest bench bench-lake ui clean sandbox services local-model harbor
+.PHONY: setup run test lint typecheck pytest bench bench-lake bench-cluster ui clean sandbox services local-model harbor \
+	cluster-up cluster-down
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +71,18 @@ bench: setup
 
 bench-lake: setup
 	$(BIN)/python benchmarks/lake.py
+
+bench-cluster: setup sandbox services
+	$(BIN)/python benchmarks/cluster.py
+
+# A cluster on this machine (README, "Scaling out"): Postgres, Redis, $(WORKERS) celery workers and a second
+# Docker engine, under the home's cluster/ folder; the home uses the cluster profile until cluster-down.
+WORKERS ?= 2
+cluster-up: setup sandbox services
+	$(BIN)/skill2env cluster up --workers $(WORKERS)
+
+cluster-down: setup
+	$(BIN)/skill2env cluster down
 
 ui: setup
 	$(BIN)/skill2env ui

@@ -275,7 +275,7 @@ class RolloutRunner:
         options = dict(self.sandbox_options)
         if self.engines is not None:
             lease = self._leases[rollout_id] = self.engines.lease()
-            options["client"] = lease.client
+            options["engine"] = lease.host
         return make_sandbox(self.backend, limits, rollout_id=rollout_id, reap=False, **options)
 
     def _return_engine(self, trajectory: Trajectory) -> None:

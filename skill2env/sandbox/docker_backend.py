@@ -70,7 +70,7 @@ from skill2env.sandbox.base import (
 from skill2env.sandbox.base_image import SANDBOX_UID
 from skill2env.sandbox.command_client import run_command, server_argv, server_end
 from skill2env.sandbox.docker_attach import ATTACH_PARAMS, AttachedServer
-from skill2env.sandbox.engine import docker_client
+from skill2env.sandbox.engine import docker_client, engine_client
 from skill2env.sandbox.errors import (
     CommandServerLost,
     SandboxBroken,
@@ -82,6 +82,7 @@ from skill2env.sandbox.errors import (
     SandboxTimeout,
     SandboxUnavailable,
 )
+from skill2env.sandbox.hosts import EngineHost
 from skill2env.sandbox.images import WORKSPACE_SEED, ensure_task_image
 from skill2env.sandbox.labels import (
     DEADLINE_LABEL,
@@ -119,10 +120,13 @@ class DockerSandbox(Sandbox):
         *,
         rollout_id: str | None = None,
         client: docker.DockerClient | None = None,
+        engine: EngineHost | None = None,
         reap: bool = True,
     ) -> None:
+        """`engine`: the engine of a pool to run on (default: `$DOCKER_HOST`'s, or `client`'s)."""
         super().__init__(limits, rollout_id=rollout_id)
         self._client = client
+        self._engine = engine
         self._reap = reap
         self._container: Container | None = None
         self._volumes: list[str] = []
@@ -136,8 +140,14 @@ class DockerSandbox(Sandbox):
     @property
     def client(self) -> docker.DockerClient:
         if self._client is None:
-            self._client = docker_client(timeout=self.limits.wall_clock_s + CLIENT_SLACK_S)
+            self._client = self._connect(self.limits.wall_clock_s + CLIENT_SLACK_S)
         return self._client
+
+    def _connect(self, timeout: float) -> docker.DockerClient:
+        """A new client of this sandbox's engine (its pool engine, else `$DOCKER_HOST`'s)."""
+        if self._engine is not None:
+            return engine_client(self._engine, timeout=timeout)
+        return docker_client(timeout=timeout)
 
     @property
     def container_id(self) -> str:
@@ -387,7 +397,7 @@ class DockerSandbox(Sandbox):
         client waits as long as its wall clock).
 
         Raises: NotFound, DockerException, requests.RequestException, SandboxUnavailable."""
-        client = docker_client(timeout=INSPECT_TIMEOUT_S)
+        client = self._connect(INSPECT_TIMEOUT_S)
         try:
             state: dict[str, Any] = client.api.inspect_container(self.container_id)["State"]
             return state

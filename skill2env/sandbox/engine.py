@@ -10,9 +10,11 @@ from pathlib import Path
 
 import docker
 from docker.errors import DockerException
+from docker.tls import TLSConfig
 from pydantic import BaseModel
 
 from skill2env.sandbox.errors import SandboxUnavailable
+from skill2env.sandbox.hosts import EngineHost
 
 DEFAULT_CLIENT_TIMEOUT_S = 120.0
 DOCKERD_LOG = Path("/var/log/skill2env-dockerd.log")
@@ -31,6 +33,16 @@ def docker_client(*, timeout: float = DEFAULT_CLIENT_TIMEOUT_S) -> docker.Docker
     except DockerException as exc:
         raise SandboxUnavailable(f"the Docker engine is not reachable ({exc}); {START_HINT}") from exc
     return client
+
+
+def engine_client(host: EngineHost, *, timeout: float = DEFAULT_CLIENT_TIMEOUT_S) -> docker.DockerClient:
+    """A client for one engine of a pool (`EngineHost`), TLS where the host names its certificates."""
+    tls: TLSConfig | bool = False
+    if host.tls_cert_dir:
+        certs = Path(host.tls_cert_dir)
+        tls = TLSConfig(client_cert=(str(certs / "cert.pem"), str(certs / "key.pem")), ca_cert=str(certs / "ca.pem"),
+                        verify=True)  # fmt: skip
+    return docker.DockerClient(base_url=host.url, tls=tls, timeout=int(timeout), version="auto")
 
 
 def engine_reachable() -> bool:

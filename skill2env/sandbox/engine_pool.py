@@ -14,29 +14,18 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import docker
 from docker.errors import DockerException, ImageNotFound
-from docker.tls import TLSConfig
 
 from skill2env.sandbox.base_image import BASE_IMAGE
-from skill2env.sandbox.engine import DEFAULT_CLIENT_TIMEOUT_S, docker_client
+from skill2env.sandbox.engine import docker_client, engine_client
 from skill2env.sandbox.errors import SandboxUnavailable
 from skill2env.sandbox.hosts import EngineHost
 
 logger = logging.getLogger(__name__)
 
 PING_TIMEOUT_S = 10
-
-
-def engine_client(host: EngineHost, *, timeout: float = DEFAULT_CLIENT_TIMEOUT_S) -> docker.DockerClient:
-    tls: TLSConfig | bool = False
-    if host.tls_cert_dir:
-        certs = Path(host.tls_cert_dir)
-        tls = TLSConfig(client_cert=(str(certs / "cert.pem"), str(certs / "key.pem")), ca_cert=str(certs / "ca.pem"),
-                        verify=True)  # fmt: skip
-    return docker.DockerClient(base_url=host.url, tls=tls, timeout=int(timeout), version="auto")
 
 
 @dataclass
@@ -72,11 +61,13 @@ class EnginePool:
         hosts: Sequence[EngineHost],
         *,
         client_factory: Callable[[EngineHost], docker.DockerClient] = engine_client,
-        base_source: Callable[[], docker.DockerClient] = docker_client,
+        base_source: Callable[[], docker.DockerClient] | None = docker_client,
     ) -> None:
+        """`base_source`: the engine the base image is copied from; None when every engine of the pool
+        has it already (provisioned beforehand)."""
         if not hosts:
             raise ValueError("an engine pool needs at least one engine")
-        self._engines = [_Engine(host, client_factory(host)) for host in hosts]
+        self._engines = [_Engine(host, client_factory(host), ready=base_source is None) for host in hosts]
         self._base_source = base_source
         self._changed = threading.Condition()
 
@@ -162,6 +153,7 @@ class EnginePool:
             if engine.ready:
                 return
             try:
+                assert self._base_source is not None  # engines without a source start ready
                 copy_base_image(self._base_source, engine.client)
             except (DockerException, OSError) as exc:
                 self.drain(engine.host, f"could not receive the base image: {exc}")

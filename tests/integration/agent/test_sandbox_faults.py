@@ -23,7 +23,7 @@ from skill2env.llm.client import ModelClient
 from skill2env.llm.config import RoleConfig
 from skill2env.sandbox.backends import BackendName, make_sandbox
 from skill2env.sandbox.base import Sandbox, SandboxLimits
-from skill2env.sandbox.bwrap_backend import BwrapSandbox
+from skill2env.sandbox.bwrap_backend import BwrapSandbox, MemoryCgroup
 
 pytestmark = pytest.mark.integration
 
@@ -50,7 +50,7 @@ def _one_attempt(runner: RolloutRunner) -> Trajectory:
 
 
 def test_an_agent_that_kills_the_server_fails_its_own_attempt(
-    backend: BackendName, server: ScriptedServer, tmp_path: Path
+    backend: BackendName, server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if backend == "bwrap" and os.geteuid() != 0:
         pytest.skip("bwrap sandboxes get a memory cgroup of their own only as root")
@@ -59,10 +59,20 @@ def test_an_agent_that_kills_the_server_fails_its_own_attempt(
         tool_calls(("write_file", {"path": "output/partial.csv", "content": "region\n"})),
         tool_calls(("bash", {"command": OOM_THE_SERVER, "timeout": 120})),
     )
+    cgroups: list[MemoryCgroup | None] = []
+    original = MemoryCgroup.create
+
+    def recorded(group: str, name: str, limit_bytes: int) -> MemoryCgroup | None:
+        cgroups.append(original(group, name, limit_bytes))
+        return cgroups[-1]
+
+    monkeypatch.setattr(MemoryCgroup, "create", staticmethod(recorded))
 
     done = _one_attempt(_runner(server, home, backend, made))
 
-    assert done.status == "sandbox_broken", done.error
+    if backend == "bwrap":  # without its own cgroup the tmpfs pages are limited by nothing: no OOM at all
+        assert cgroups and cgroups[0] is not None, "the sandbox got no memory cgroup of its own (see the log)"
+    assert done.status == "sandbox_broken", f"{done.error} (memory cgroup: {cgroups})"
     assert "OOM killer" in str(done.error)
     if backend == "bwrap":  # the workspace outlived the server: it is scored like any other
         assert tree(home.root / str(done.workspace_path))["output/partial.csv"] == b"region\n"

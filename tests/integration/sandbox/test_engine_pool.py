@@ -70,6 +70,34 @@ def sandboxes_on(url: str) -> int:
         client.close()
 
 
+class Watcher:
+    """Counts the sandboxes on an engine while a group of rollouts runs; with `kill`, SIGKILLs the
+    engine (and its containerd) the first time one runs there."""
+
+    def __init__(self, engine: LocalEngine, pid: int, *, kill: bool) -> None:
+        self.engine, self.pid, self.kill = engine, pid, kill
+        self.seen = 0
+        self._finished = threading.Event()
+        self._thread = threading.Thread(target=self._watch)
+
+    def __enter__(self) -> Watcher:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._finished.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        while not self._finished.is_set():
+            running = sandboxes_on(self.engine.url)
+            self.seen = max(self.seen, running)
+            if running and self.kill:
+                os.killpg(self.pid, signal.SIGKILL)  # gone mid-rollout
+                return
+            time.sleep(0.2)
+
+
 def test_rollouts_spread_over_both_engines_and_a_lost_engine_s_attempts_run_again_on_the_other(
     second_engine: tuple[LocalEngine, list[int]], tmp_path: Path
 ) -> None:
@@ -77,27 +105,18 @@ def test_rollouts_spread_over_both_engines_and_a_lost_engine_s_attempts_run_agai
     pool = EnginePool([EngineHost(LOCAL_ENGINE, 2), engine.host(2)])
     runner = RolloutRunner(SLOW, backend="docker", run_id="engine-pool", home=Home(tmp_path / "home"), engines=pool)
     assert runner.concurrency == 4  # the pool's slots
-    seen_on_second: list[int] = []
-    finished = threading.Event()
-
-    def lose_the_second_engine() -> None:
-        while not finished.is_set():
-            if (running := sandboxes_on(engine.url)) > 0:
-                seen_on_second.append(running)
-                os.killpg(pids[0], signal.SIGKILL)  # the engine and its containerd: gone mid-rollout
-                return
-            time.sleep(0.2)
-
-    killer = threading.Thread(target=lose_the_second_engine)
-    killer.start()
     specs = attempt_specs([TaskRef(fixture_task(CSV_AGGREGATION), "csv-i0", "data-analysis", 0)], attempts=ATTEMPTS)
-    try:
-        trajectories = runner.run_all(specs)
-    finally:
-        finished.set()
-        killer.join()
 
-    assert seen_on_second, "no rollout ever ran on the second engine"
+    with Watcher(engine, pids[0], kill=False) as both_up:
+        first = runner.run_all(specs)
+    assert both_up.seen == 2, "the second engine should run its two slots' rollouts"
+    assert [t.status for t in first] == ["completed"] * ATTEMPTS
+    assert all(t.workspace_digest for t in first)  # snapshotted on whichever engine ran them
+
+    with Watcher(engine, pids[0], kill=True) as losing:
+        trajectories = runner.run_all(specs)
+
+    assert losing.seen, "no rollout ever ran on the second engine"
     lost = [t for t in trajectories if t.status == "infra_error"]
     assert lost, "the second engine died under running rollouts, which must end as infra_error"
     assert all(f"sandbox engine {engine.url} lost" in (t.error or "") for t in lost)

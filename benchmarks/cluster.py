@@ -148,7 +148,6 @@ def pipeline(setup: str, home: Path, backend: str, **env: str) -> PipelineRun:
     started = time.perf_counter()
     skill2env(*RUN, "--backend", backend, home=home, **env)
     seconds = time.perf_counter() - started
-    os.environ.pop(PROFILE_VARIABLE, None)
     lake = lake_of(Home(home))
     stages: dict[str, float] = {}
     for step, duration in _step_times(Home(home)).items():

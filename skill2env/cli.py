@@ -138,8 +138,6 @@ def run(
     """Run the main job: catalog, curation, pattern selection, tasks, validation, rollouts, scores,
     `--iterations` rounds of hardening, CompoWorld (services, tasks, rollouts) and the SFT and RL exports;
     then print what came out. Each job's run shows under its job in `skill2env ui`."""
-    from skill2env.definitions import PipelineOptions, PipelineRunError, run_pipeline
-
     settings = (
         ("SKILL2ENV_LLM_BASE_URL", llm_base_url),
         ("SKILL2ENV_LLM_MODEL", llm_model),
@@ -153,6 +151,8 @@ def run(
         iterations = configured_iterations(resolved) if iterations is None else iterations
         save_iterations(resolved, iterations)
         lake_location = lake_of(resolved).location
+        _point_definitions_at(resolved)
+        from skill2env.definitions import PipelineOptions, PipelineRunError, run_pipeline
     except (PipelineConfigError, ProfileError) as exc:
         console.print(f"[red]error:[/red] {exc}")
         sys.exit(2)
@@ -253,8 +253,19 @@ def _print_frame_titled(title: str, frame: pl.DataFrame) -> None:
     print_frame(_table_console(), title, frame)
 
 
+def _point_definitions_at(home: Home) -> None:
+    """`skill2env.definitions` builds its module-level `defs` for `$SKILL2ENV_HOME` (and its profile) when
+    first imported: point the variable at the home this command works on before that import."""
+    os.environ["SKILL2ENV_HOME"] = str(home.root)
+
+
 def _catalog_and_report(skills_root: Path, home: Home, workers: int) -> None:
-    from skill2env.definitions import PipelineRunError, run_catalog
+    try:
+        _point_definitions_at(home)
+        from skill2env.definitions import PipelineRunError, run_catalog
+    except ProfileError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        sys.exit(2)
 
     started = time.monotonic()
     with _progress_view(f"Cataloging and curating skills under {skills_root}", started) as view:
@@ -325,10 +336,13 @@ def _print_frame(frame: pl.DataFrame, output_format: str) -> None:
 @click.option("--port", default=3000, show_default=True, type=int)
 def ui(home: Path | None, host: str, port: int) -> None:
     """Start the Dagster UI (webserver + daemon) on this project, with run history under the home."""
-    from skill2env.definitions import set_pool_limits
-
     resolved = Home.resolve(home)
-    activate_home(resolved, dagster_instance_yaml(resolved))
+    try:
+        activate_home(resolved, dagster_instance_yaml(resolved))
+        from skill2env.definitions import set_pool_limits
+    except ProfileError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        sys.exit(2)
     set_pool_limits()
     commands = {name: _dagster_command(name) for name in ("dagster-webserver", "dagster-daemon")}
     missing = [name for name, path in commands.items() if path is None]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import random
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -162,7 +163,8 @@ class Lake:
             except duckdb.Error as exc:
                 if self.ducklake is None or not ducklake_lake.is_conflict(exc) or attempt == CONFLICT_ATTEMPTS:
                     raise
-                time.sleep(CONFLICT_BACKOFF_SECONDS * attempt)
+                # Jittered, so writers that collided do not collide again in step.
+                time.sleep(CONFLICT_BACKOFF_SECONDS * attempt * (1 + random.random()))  # noqa: S311
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def ensure_schema(self) -> None:

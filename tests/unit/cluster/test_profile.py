@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from skill2env.cli import main
 from skill2env.cluster.profile import ClusterSettings, cluster_settings
 from skill2env.home import PROFILE_VARIABLE, Home, ProfileError
 from skill2env.lake.ducklake import DuckLakeCatalog
@@ -119,3 +121,16 @@ def test_a_wrong_cluster_file_names_the_file_and_the_key(
     monkeypatch.delenv(PROFILE_VARIABLE, raising=False)
     with pytest.raises(ProfileError, match=message):
         cluster_settings(home_with(tmp_path, text))
+
+
+def test_run_in_the_cluster_profile_without_a_cluster_file_says_what_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(PROFILE_VARIABLE, raising=False)
+    monkeypatch.setenv("SKILL2ENV_HOME", str(tmp_path / "another-home"))
+    home = home_with(tmp_path, None)
+
+    result = CliRunner().invoke(main, ["run", "--home", str(home.root), "--profile", "cluster"])
+
+    assert result.exit_code == 2, result.output
+    assert f"the cluster profile needs {home.cluster_config}" in " ".join(result.output.split())

@@ -45,7 +45,21 @@ PARTITIONS = 8
 RUN = ["run", "--iterations", "1", "--attempts", "2", "--no-compoworld"]
 PAPER = {"skills": 47_000, "tasks": 3_000, "attempts": 4, "iterations": 3, "domains": 25}
 WORKER_COUNTS = (1, 8, 64)
-STAGE_STEP = re.compile(r"^iteration_\d+__(?P<stage>\w+)$")
+STAGE_STEP = re.compile(r"^iteration_\d+_+(?P<stage>\w+)$")
+"""`iteration_0__validations`, `iteration_0_rollouts` (the multi-asset step), …: summed over iterations."""
+STAGES = (
+    "skill_catalog",
+    "curated_skills",
+    "pattern_selections",
+    "task_authoring",
+    "validations",
+    "rollouts",
+    "failure_classifications",
+    "hardening",
+    "sft_trajectories",
+    "rl_environments",
+)
+"""The steps that materialize a stage (asset checks run as steps of their own and are left out)."""
 
 
 # -- 1. lake writes ----------------------------------------------------------------------------------------
@@ -162,11 +176,11 @@ def pipeline(setup: str, home: Path, backend: str, **env: str) -> PipelineRun:
     return PipelineRun(setup, seconds, stages, counts["tasks"], counts["validations"], counts["rollouts"])
 
 
-def run_row(run: PipelineRun, embedded: PipelineRun) -> dict[str, object]:
-    counts = {"tasks": run.tasks, "validations": run.validations, "rollouts": run.rollouts}
-    stages = {stage: round(seconds, 1) for stage, seconds in sorted(run.stages.items())}
-    ratio = round(run.seconds / embedded.seconds, 2)
-    return {"setup": run.setup, "seconds": round(run.seconds), "vs_embedded": ratio} | counts | stages
+def runs_table(runs: list[PipelineRun]) -> pl.DataFrame:
+    """One row per stage (and the whole run), one column of seconds per setup."""
+    rows: list[dict[str, object]] = [{"stage": "whole run"} | {r.setup: round(r.seconds, 1) for r in runs}]
+    rows += [{"stage": stage} | {r.setup: round(r.stages.get(stage, 0.0), 1) for r in runs} for stage in STAGES]
+    return pl.DataFrame(rows)
 
 
 def _step_times(home: Home) -> dict[str, float]:
@@ -222,30 +236,38 @@ def catalog_per_skill(work: Path, target: int) -> float:
 # -- 4. the estimate ---------------------------------------------------------------------------------------
 
 
-def estimate(per_skill: float, embedded: PipelineRun) -> pl.DataFrame:
-    """Machine-seconds of each stage at the paper's scale, from this machine's per-unit costs, and the wall
-    time on W workers (one worker = one machine like this one, its own sandboxes). Stages run one
-    domain partition per worker at once (25 domains), rollouts and validations spread over every
-    worker's sandboxes; the catalog is one step (its chunks use one machine's cores)."""
-    per_task = {stage: seconds / max(embedded.tasks, 1) for stage, seconds in embedded.stages.items()}
-    per_rollout = embedded.stages.get("rollouts", 0.0) / max(embedded.rollouts, 1)
-    work = {
-        "catalog + curation (one machine)": per_skill * PAPER["skills"],
-        "authoring": per_task.get("task_authoring", 0.0) * PAPER["tasks"],
-        "validation (hack-probe gate incl.)": per_task.get("validations", 0.0) * PAPER["tasks"] * PAPER["iterations"],
-        "rollouts": per_rollout * PAPER["tasks"] * PAPER["attempts"] * PAPER["iterations"],
-        "scores + hardening": (per_task.get("rubric_scores", 0.0) + per_task.get("hardening", 0.0))
-        * PAPER["tasks"]
-        * PAPER["iterations"],
-    }
+def estimate(per_skill: float, embedded: PipelineRun, *, turns: int, answer_s: float, sandboxes: int) -> pl.DataFrame:
+    """Hours of each stage at the paper's scale on W workers (one worker = one machine like this one),
+    from this machine's costs per unit on the offline path: catalog + curation per skill (one step:
+    its chunks use one machine's cores), authoring, validation (every gate, the hack-probe runs
+    included), classification and hardening per task, the sandbox and loop work of a rollout. Those
+    stages run per domain partition, at most 25 at once (`domains`); validations spread over every
+    worker's sandboxes. Rollouts with a model are bound by its answers, not by this machine: each
+    takes `turns` answers of `answer_s` seconds, `sandboxes` at once per worker (an assumption, printed
+    with the table; the offline policy's rollouts take no model time)."""
+    tasks, per_task = max(embedded.tasks, 1), embedded.stages
+    rollouts = PAPER["tasks"] * PAPER["attempts"] * PAPER["iterations"]
+    per_rollout = per_task.get("rollouts", 0.0) / max(embedded.rollouts, 1)
+    work = {  # stage → (machine-seconds, how many units run at once per worker count)
+        "catalog + curation": (per_skill * PAPER["skills"], lambda w: 1),
+        "authoring": (per_task.get("task_authoring", 0.0) / tasks * PAPER["tasks"], lambda w: min(w, PAPER["domains"])),
+        "validation (every gate)": (
+            per_task.get("validations", 0.0) / tasks * PAPER["tasks"] * PAPER["iterations"], lambda w: w
+        ),
+        "rollouts: sandbox + loop": (per_rollout * rollouts, lambda w: w),
+        f"rollouts: model ({turns} x {answer_s:g} s, {sandboxes}/worker)": (
+            rollouts * turns * answer_s / sandboxes, lambda w: w
+        ),
+        "classification + hardening": (
+            (per_task.get("failure_classifications", 0.0) + per_task.get("hardening", 0.0))
+            / tasks * PAPER["tasks"] * PAPER["iterations"],
+            lambda w: min(w, PAPER["domains"]),
+        ),
+    }  # fmt: skip
     rows = []
-    for stage, seconds in work.items():
+    for stage, (seconds, parallel) in work.items():
         row: dict[str, object] = {"stage": stage, "machine_hours": round(seconds / 3600, 2)}
-        for workers in WORKER_COUNTS:
-            parallel = 1 if stage.startswith("catalog") else min(workers, PAPER["domains"])
-            if stage in ("validation (hack-probe gate incl.)", "rollouts"):
-                parallel = workers  # sandboxes of every worker, not bounded by domains
-            row[f"wall_h_{workers}w"] = round(seconds / parallel / 3600, 2)
+        row |= {f"wall_h_{w}w": round(seconds / parallel(w) / 3600, 2) for w in WORKER_COUNTS}
         rows.append(row)
     table = pl.DataFrame(rows)
     total = {"stage": "total", "machine_hours": round(float(table["machine_hours"].sum()), 2)}
@@ -260,10 +282,15 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=4)
     parser.add_argument("--catalog", type=int, default=4_700, help="skills replicated for the per-skill cost")
     parser.add_argument("--skip-pipeline", action="store_true")
+    parser.add_argument("--turns", type=int, default=20, help="model answers per rollout, for the estimate")
+    parser.add_argument("--answer-seconds", type=float, default=2.0, help="seconds per model answer, for the estimate")
+    parser.add_argument("--sandboxes", type=int, default=16, help="rollouts at once per worker, for the estimate")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     pl.Config.set_tbl_rows(50)
     pl.Config.set_tbl_cols(20)
+    pl.Config.set_fmt_str_lengths(60)
+    pl.Config.set_tbl_width_chars(160)
     work = Path(tempfile.mkdtemp(prefix="skill2env-bench-cluster-"))
     work.chmod(0o755)  # as root, the private Postgres runs as `postgres` and must reach its directory
     try:
@@ -275,12 +302,14 @@ def main() -> None:
         print(f"2. the pipeline on the bundled skills ({' '.join(RUN[1:])}, --backend {args.backend})", flush=True)
         runs = pipelines(work / "pipeline", args.backend)
         embedded = runs[0]
-        print(pl.DataFrame([run_row(r, embedded) for r in runs]))
+        print(runs_table(runs))
+        print(f"  every setup: {embedded.tasks} tasks built, {embedded.validations} validation rows, "
+              f"{embedded.rollouts} rollouts")  # fmt: skip
         print(f"3. catalog + curation per skill ({args.catalog:,} replicated skills, embedded)", flush=True)
         per_skill = catalog_per_skill(work / "catalog", args.catalog)
         print("4. estimate for the paper's scale: " + ", ".join(f"{k} {v:,}" for k, v in PAPER.items()))
         print(estimate.__doc__)
-        print(estimate(per_skill, embedded))
+        print(estimate(per_skill, embedded, turns=args.turns, answer_s=args.answer_seconds, sandboxes=args.sandboxes))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -50,9 +50,12 @@ class LocalEngine:
         """Start the engine and wait until it answers; returns its pid."""
         binary = shutil.which("dockerd")
         if binary is None:
-            raise EngineStartError("dockerd is not installed: apt-get install docker.io (scripts/setup-sandbox.sh)")
+            raise EngineStartError(
+                "dockerd is not installed: apt-get install docker.io (scripts/setup-sandbox.sh), "
+                "or go without a second engine (skill2env cluster up --no-remote-engine)"
+            )
         if os.geteuid() != 0:
-            raise EngineStartError("a second Docker engine needs root")
+            raise EngineStartError("a second Docker engine needs root (or: skill2env cluster up --no-remote-engine)")
         self.root.mkdir(parents=True, exist_ok=True)
         self._make_bridge()
         # A short exec root: containerd's socket path under it must fit in a unix socket name.

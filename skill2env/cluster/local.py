@@ -29,6 +29,7 @@ LAKE_DATABASE = "skill2env_lake"
 DAGSTER_DATABASE = "skill2env_dagster"
 START_TIMEOUT_SECONDS = 90
 LOCAL_ENGINE = "unix:///var/run/docker.sock"
+"""This machine's engine, unless `$DOCKER_HOST` names another."""
 
 
 @dataclass
@@ -104,7 +105,7 @@ class LocalCluster:
             state.redis_pid = _start_redis(self.root / "redis", state.redis_port)
             self._save(state)
             report(f"redis on 127.0.0.1:{state.redis_port}")
-            hosts = [EngineHost(LOCAL_ENGINE, slots)]
+            hosts = [EngineHost(os.environ.get("DOCKER_HOST", LOCAL_ENGINE), slots)]
             if remote_engine:
                 engine = self.engine(free_port())
                 state.engine_port, state.engine_pid = engine.port, engine.start()

@@ -126,7 +126,9 @@ def test_a_wrong_cluster_file_names_the_file_and_the_key(
 def test_run_in_the_cluster_profile_without_a_cluster_file_says_what_is_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(PROFILE_VARIABLE, raising=False)
+    # Set, not deleted: `--profile` sets the variable in this process, and monkeypatch puts back only
+    # what it changed (a delete of an unset variable records nothing to undo).
+    monkeypatch.setenv(PROFILE_VARIABLE, "embedded")
     monkeypatch.setenv("SKILL2ENV_HOME", str(tmp_path / "another-home"))
     home = home_with(tmp_path, None)
 

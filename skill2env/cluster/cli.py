@@ -13,14 +13,9 @@ from skill2env.cluster.errors import ClusterError
 from skill2env.cluster.local import LocalCluster
 from skill2env.cluster.workers import celery_arguments, prepare_worker_home
 from skill2env.home import Home, ProfileError
+from skill2env.tasks.cli import home_option
 
 console = Console(stderr=True)
-home_option = click.option(
-    "--home",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="skill2env home (default: $SKILL2ENV_HOME or ./.skill2env).",
-)
 
 
 @click.group("cluster")

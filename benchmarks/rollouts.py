@@ -127,7 +127,7 @@ class NullSandbox(Sandbox):
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def run_group(backend: str, base_url: str, rollouts: int, scratch: Path, bwrap_dir: str) -> Group:
+def run_group(backend: str, base_url: str, rollouts: int, waves: int, scratch: Path, bwrap_dir: str) -> Group:
     home = Home(scratch / backend)
     lake = Lake(home.lake_path, lock_timeout=120)
     lake.ensure_schema()
@@ -147,10 +147,14 @@ def run_group(backend: str, base_url: str, rollouts: int, scratch: Path, bwrap_d
         )  # fmt: skip
 
     runner(1).run_all(attempt_specs([task], 1))  # builds the task image and warms every path once
+    group, specs = runner(rollouts), attempt_specs([task], rollouts * waves)
+    warming = time.perf_counter()
+    group.prepare(specs, wait_s=600)  # docker: the first wave's containers, started before it asks
+    warming = time.perf_counter() - warming
     before, started = _cpu(), time.perf_counter()
-    done = runner(rollouts).run_all(attempt_specs([task], rollouts))
+    done = group.run_all(specs)
     wall, after = time.perf_counter() - started, _cpu()
-    return Group(backend, wall, done, after[0] - before[0], after[1] - before[1], os.getloadavg()[0])
+    return Group(backend, wall, done, after[0] - before[0], after[1] - before[1], os.getloadavg()[0], warming)
 
 
 @dataclass(frozen=True)
@@ -163,9 +167,11 @@ class Group:
     cpu_children: float
     """CPU seconds of the processes it started and waited for (bwrap's; docker's run in the engine)."""
     load: float
+    warming: float
+    """Seconds spent starting the first wave's sandboxes ahead, before the group (docker)."""
 
 
-def report(group: Group, steps: int, latency: float, baseline: Group | None) -> bool:
+def report(group: Group, steps: int, latency: float, concurrency: int, baseline: Group | None) -> bool:
     done, wall = group.done, group.wall
     turns = sum(t.turns for t in done)
     mean = {field: statistics.mean(float(getattr(t, field) or 0.0) for t in done)
@@ -174,8 +180,13 @@ def report(group: Group, steps: int, latency: float, baseline: Group | None) -> 
     overhead = 1 - steps * latency / mean["wall_s"]
     waiting = 1 - mean["model_s"] / mean["wall_s"]
     statuses = ", ".join(f"{s}: {sum(t.status == s for t in done)}" for s in sorted({t.status for t in done}))
-    print(f"\n{group.backend}: {len(done)} rollouts at once × {steps} steps, {latency * 1000:.0f} ms per model answer")
-    print(f"  group wall          {wall:7.2f} s (ideal {steps * latency:.2f} s: nothing but waiting for the model)")
+    waves = -(-len(done) // concurrency)
+    ideal = waves * steps * latency
+    print(f"\n{group.backend}: {len(done)} rollouts, {concurrency} at once, × {steps} steps,"
+          f" {latency * 1000:.0f} ms per model answer")  # fmt: skip
+    if group.backend == "docker":
+        print(f"  started ahead       {group.warming:7.2f} s: the first {concurrency} containers, before the group")
+    print(f"  group wall          {wall:7.2f} s (ideal {ideal:.2f} s: nothing but waiting for the model)")
     print(f"  throughput          {len(done) / wall:7.2f} rollouts/s, {turns / wall:.1f} agent steps/s")
     print(f"  statuses            {statuses}")
     print(
@@ -207,6 +218,9 @@ def _cpu() -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rollouts", type=int, default=16)
+    parser.add_argument("--waves", type=int, default=1,
+                        help="run --rollouts × this many attempts, --rollouts at once (later waves take"
+                        " containers started during the earlier ones)")  # fmt: skip
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per model answer")
     parser.add_argument("--backends", default="docker,bwrap")
@@ -224,12 +238,12 @@ def main() -> None:
     server, base_url = start_server(args.steps, args.latency)
     try:
         with tempfile.TemporaryDirectory(prefix="skill2env-bench-rollouts-") as scratch:
-            baseline = run_group(NULL, base_url, args.rollouts, Path(scratch), args.bwrap_dir)
-            report(baseline, args.steps, args.latency, None)
+            baseline = run_group(NULL, base_url, args.rollouts, args.waves, Path(scratch), args.bwrap_dir)
+            report(baseline, args.steps, args.latency, args.rollouts, None)
             backends: list[BackendName] = [b for b in BACKEND_NAMES if b in args.backends.split(",")]
             for backend in backends:
-                group = run_group(backend, base_url, args.rollouts, Path(scratch), args.bwrap_dir)
-                report(group, args.steps, args.latency, baseline)
+                group = run_group(backend, base_url, args.rollouts, args.waves, Path(scratch), args.bwrap_dir)
+                report(group, args.steps, args.latency, args.rollouts, baseline)
     finally:
         server.terminate()
         server.wait(timeout=10)

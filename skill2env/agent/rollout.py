@@ -6,8 +6,10 @@
 An attempt: record a `started` marker (so a killed run can be found and closed later) and start
 the sandbox — side by side, in the background, behind the first model call; tool calls wait for
 them — and let the actor set it up; run the agent loop; snapshot the final workspace into the store
-(its digest is the attempt's workspace digest); stop the sandbox; write the ATIF
-`trajectory.json`; record a `finished` marker.
+(its digest is the attempt's workspace digest); write the ATIF `trajectory.json`; record a
+`finished` marker. The sandbox is removed after the attempt's end, in the background (the run
+waits for every removal); one that ended in `infra_error` is removed before. Docker attempts take
+containers started ahead for them (`warm_ahead`, `prepare`; `skill2env.sandbox.warm_pool`).
 Attempts run under a semaphore of `concurrency` sandboxes (default `$SKILL2ENV_SANDBOX_SLOTS`),
 their blocking sandbox and file calls in a thread pool of twice the size (nothing blocking runs
 on the event loop they share). Whatever fails, an attempt
@@ -49,6 +51,8 @@ from skill2env.tasks.store import TaskStore
 
 if TYPE_CHECKING:  # the Docker SDK only where docker runs
     from skill2env.sandbox.engine_pool import EngineLease, EnginePool
+    from skill2env.sandbox.hosts import EngineHost
+    from skill2env.sandbox.warm_pool import WarmPool
 
 log = logging.getLogger(__name__)
 
@@ -126,10 +130,13 @@ class RolloutRunner:
         sandbox_options: dict[str, Any] | None = None,
         sandbox_factory: SandboxFactory | None = None,
         engines: EnginePool | None = None,
+        warm_ahead: int | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> None:
         """`engines`: docker sandboxes on a pool of engines (one slot each; default concurrency: the
-        pool's slots), and an attempt whose engine stopped answering run again on another."""
+        pool's slots), and an attempt whose engine stopped answering run again on another.
+        `warm_ahead`: docker sandboxes started ahead for the attempts next in line (default: as many as
+        run at once; 0: none), so an attempt takes a running container (`WarmPool`)."""
         self.policy = policy
         self.backend: BackendName = backend
         self.run_id = run_id
@@ -145,8 +152,19 @@ class RolloutRunner:
         self.system_prompt = system_prompt
         self.sandbox_limits = sandbox_limits or {}
         self.sandbox_options = sandbox_options or {}
-        self.sandbox_factory = sandbox_factory or self._make_sandbox
+        self.sandbox_factory = sandbox_factory
         self._reaps = sandbox_factory is None
+        warms = backend == "docker" and sandbox_factory is None
+        self.warm_ahead = (self.concurrency if warm_ahead is None else warm_ahead) if warms else 0
+        self.warm_pool: WarmPool | None = None
+        """The started-ahead sandboxes of the current run (`prepare`, `run`); closed at its end."""
+        self._waiting: list[AttemptSpec] = []
+        self._began = 0
+        self._expected = 0
+        """Attempts of `_waiting` the warm pool was told to expect: every one up to `warm_ahead` past those begun."""
+        self._retiring: list[asyncio.Future[None]] = []
+        """Sandboxes being removed after their attempt ended (by `_retirer`, one at a time)."""
+        self._retirer: ThreadPoolExecutor | None = None
         self.files = TrajectoryFiles(home.data_root) if home is not None else None
         self._images = _ImageCache(backend)
         self._executor: ThreadPoolExecutor | None = None
@@ -158,18 +176,63 @@ class RolloutRunner:
         """`run` in a new event loop (for synchronous callers)."""
         return asyncio.run(self.run(specs))
 
+    def prepare(self, specs: Sequence[AttemptSpec], *, wait_s: float = 0.0) -> None:
+        """Start the sandboxes of the first attempts of `specs` now, in the background, so they are
+        running when `run(specs)` asks for them (docker; nothing otherwise). Returns once they are
+        started or after `wait_s` seconds, whichever comes first (default: at once)."""
+        if self.warm_ahead <= 0:
+            return
+        self._waiting, self._began, self._expected = list(specs), 0, 0
+        self._keep_warm()
+        if wait_s > 0 and self.warm_pool is not None:
+            self.warm_pool.settle(wait_s)
+
+    def _keep_warm(self) -> None:
+        """Have a sandbox started for each of the next `warm_ahead` attempts not yet begun (called from
+        the event loop only)."""
+        if self.warm_ahead <= 0:
+            return
+        if self.warm_pool is None:
+            from skill2env.sandbox.warm_pool import WarmPool
+
+            self.warm_pool = WarmPool()
+        upto = min(len(self._waiting), self._began + self.warm_ahead)
+        next_up, self._expected = self._waiting[self._expected : upto], max(self._expected, upto)
+        hosts: list[EngineHost | None] = list(self.engines.live_hosts()) if self.engines is not None else [None]
+        try:
+            wishes = [(spec.task, SandboxLimits.for_task(spec.task, **self.sandbox_limits), hosts[i % len(hosts)])
+                      for i, spec in enumerate(next_up, start=upto - len(next_up))]  # fmt: skip
+        except (OSError, ValueError) as exc:  # a task that cannot say its limits fails as its attempt
+            log.debug("no warm sandboxes ahead: %s", exc)
+            return
+        self.warm_pool.expect(wishes)
+
+    def _close_warm_pool(self) -> None:
+        pool, self.warm_pool = self.warm_pool, None
+        if pool is not None:
+            pool.close()
+            log.info("warm sandboxes: %d started ahead, %d taken by attempts", pool.started, pool.claimed)
+
     async def run(self, specs: Sequence[AttemptSpec]) -> list[Trajectory]:
         """Every attempt, at most `concurrency` at once; trajectories in the order of `specs`. An attempt
         whose sandbox engine was lost (see `engines`) is followed by its retries, each a new rollout."""
         slots = asyncio.Semaphore(self.concurrency)
+        if self.warm_pool is None or self._waiting != list(specs):
+            self._waiting, self._began, self._expected = list(specs), 0, 0
         # Two blocking steps per attempt at once (its started marker and its sandbox's start), and two spare.
-        with ThreadPoolExecutor(max_workers=2 * self.concurrency + 2, thread_name_prefix="rollout") as executor:
-            self._executor = executor
+        with (
+            ThreadPoolExecutor(max_workers=2 * self.concurrency + 2, thread_name_prefix="rollout") as executor,
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="rollout-removal") as retirer,
+        ):
+            self._executor, self._retirer = executor, retirer
             try:
-                await self._blocking(self._reap)
+                await self._blocking(self._reap)  # orphans only: this runner's warm sandboxes have a live owner
+                self._keep_warm()
 
                 async def guarded(spec: AttemptSpec) -> list[Trajectory]:
                     async with slots:
+                        self._began += 1
+                        self._keep_warm()
                         tries = [await self.run_attempt(spec)]
                         while tries[-1].rollout_id in self._engine_lost and len(tries) <= ENGINE_RETRIES:
                             tries.append(await self.run_attempt(spec))
@@ -178,7 +241,10 @@ class RolloutRunner:
                 groups = await asyncio.gather(*(guarded(spec) for spec in specs))
                 return [trajectory for tries in groups for trajectory in tries]
             finally:
-                self._executor = None
+                retiring, self._retiring = self._retiring, []
+                await asyncio.gather(*retiring, return_exceptions=True)
+                self._executor = self._retirer = None
+                await asyncio.get_running_loop().run_in_executor(None, self._close_warm_pool)
                 await self.policy.aclose()
 
     async def run_attempt(self, spec: AttemptSpec) -> Trajectory:
@@ -203,7 +269,7 @@ class RolloutRunner:
         sandbox: Sandbox | None = None
         try:
             limits = SandboxLimits.for_task(spec.task, **self.sandbox_limits)
-            sandbox = await self._blocking(self.sandbox_factory, limits, trajectory.rollout_id)
+            sandbox = await self._blocking(self._new_sandbox, spec.task, limits, trajectory.rollout_id)
             await self._attempt(spec, trajectory, sandbox)
         except asyncio.CancelledError:
             self._abandon(trajectory, sandbox)
@@ -211,11 +277,19 @@ class RolloutRunner:
         except Exception as exc:  # the started marker could not be written, or a bug of ours
             log.exception("rollout %s failed outside the agent loop", trajectory.rollout_id)
             trajectory.status, trajectory.error = "infra_error", f"{type(exc).__name__}: {exc}"
-        if sandbox is not None:
-            stop_started = time.monotonic()
-            await self._blocking(_stop_quietly, sandbox)
-            trajectory.sandbox_s += time.monotonic() - stop_started
-        await self._blocking(self._return_engine, trajectory)
+        lease = self._leases.pop(trajectory.rollout_id, None)
+        if sandbox is not None and trajectory.status != "infra_error":
+            # Its workspace is stored: the container goes in the background, off the attempt's clock
+            # (the run waits for every removal before it returns; the engine slot is held until then).
+            # One removal at a time: removals at once only contend for the engine with running attempts.
+            retired = asyncio.get_running_loop().run_in_executor(self._retirer, _retire, sandbox, lease)
+            self._retiring.append(retired)
+        else:
+            if sandbox is not None:
+                stop_started = time.monotonic()
+                await self._blocking(_stop_quietly, sandbox)
+                trajectory.sandbox_s += time.monotonic() - stop_started
+            await self._blocking(self._return_engine, trajectory, lease)
         await self._blocking(self._finish, trajectory, clock)
         self._finished += 1
         if self.progress is not None:
@@ -271,17 +345,21 @@ class RolloutRunner:
                 trajectory.status, trajectory.error = "infra_error", problem
         trajectory.sandbox_s += time.monotonic() - started
 
-    def _make_sandbox(self, limits: SandboxLimits, rollout_id: str) -> Sandbox:
+    def _new_sandbox(self, task: TaskDir, limits: SandboxLimits, rollout_id: str) -> Sandbox:
+        if self.sandbox_factory is not None:
+            return self.sandbox_factory(limits, rollout_id)
         options = dict(self.sandbox_options)
+        if self.warm_pool is not None:
+            options["warm"] = self.warm_pool
         if self.engines is not None:
-            lease = self._leases[rollout_id] = self.engines.lease()
+            warm = self.warm_pool.engines_with_ready(task, limits) if self.warm_pool is not None else []
+            lease = self._leases[rollout_id] = self.engines.lease(prefer=warm)
             options["engine"] = lease.host
         return make_sandbox(self.backend, limits, rollout_id=rollout_id, reap=False, **options)
 
-    def _return_engine(self, trajectory: Trajectory) -> None:
+    def _return_engine(self, trajectory: Trajectory, lease: EngineLease | None) -> None:
         """Give the attempt's engine slot back; an infra_error on an engine that stopped answering
         drains it, and the attempt is run again elsewhere (this one stays recorded, never scored)."""
-        lease = self._leases.pop(trajectory.rollout_id, None)
         if lease is None or self.engines is None:
             return
         lease.release()
@@ -350,7 +428,7 @@ class RolloutRunner:
     def _store_workspace(self, sandbox: Sandbox) -> tuple[str, str | None]:
         with tempfile.TemporaryDirectory(prefix="skill2env-workspace-") as scratch:
             target = Path(scratch) / "workspace"
-            sandbox.copy_out(sandbox.workspace, target)
+            sandbox.copy_out_last(sandbox.workspace, target)
             target.mkdir(exist_ok=True)
             if self.home is None:
                 return task_digest(target), None
@@ -458,6 +536,15 @@ class _ImageCache:
             finally:
                 client.close()
             self._done.add(digest)
+
+
+def _retire(sandbox: Sandbox, lease: EngineLease | None) -> None:
+    """Stop a finished attempt's sandbox, then give its engine slot back."""
+    try:
+        _stop_quietly(sandbox)
+    finally:
+        if lease is not None:
+            lease.release()
 
 
 def _stop_quietly(sandbox: Sandbox) -> None:

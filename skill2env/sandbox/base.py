@@ -220,6 +220,11 @@ class Sandbox(ABC):
     def copy_out(self, source: str, destination: Path) -> None:
         """Copy a file or directory out of the sandbox to `destination` (its full new path); links stay links."""
 
+    def copy_out_last(self, source: str, destination: Path) -> None:
+        """`copy_out` as the sandbox's last use (the final workspace): a backend may stop or freeze
+        what runs in it first, or read it by a faster way; after it, only `stop`."""
+        self.copy_out(source, destination)
+
     @abstractmethod
     def stop(self) -> None:
         """Tear everything down (processes, container, volumes, mounts). Idempotent; never raises for

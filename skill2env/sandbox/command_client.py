@@ -177,9 +177,34 @@ class CommandClient:
             CommandServerLost: the server died or stopped answering.
             SandboxCrashed: it answered that it could not run the command (a fault of ours).
         """
+        request = {"argv": list(argv), "cwd": cwd, "env": dict(env or {}), "timeout": timeout}
+        reply = self._ask(request, reply_within, f"{argv[:3]!r}")
+        if "error" in reply:
+            raise SandboxCrashed(f"the {self._describe} failed to run {argv[:3]!r}: {reply['error']}")
+        return CommandReply(
+            exit_code=int(reply["exit_code"]),
+            stdout=base64.b64decode(reply["stdout"]).decode(errors="replace"),
+            stderr=base64.b64decode(reply["stderr"]).decode(errors="replace"),
+            timed_out=bool(reply["timed_out"]),
+            truncated=bool(reply["truncated"]),
+        )
+
+    def end_all(self, reply_within: float) -> None:
+        """Have the server kill every process but itself, and return once none is left.
+
+        Raises:
+            CommandServerLost: the server died or stopped answering.
+            SandboxCrashed: it answered that it could not.
+        """
+        reply = self._ask({"end_all": True}, reply_within, "ending every process")
+        if not reply.get("ended"):
+            raise SandboxCrashed(f"the {self._describe} could not end every process: {reply.get('error', reply)}")
+
+    def _ask(self, request: dict[str, Any], reply_within: float, what: str) -> dict[str, Any]:
+        """Send one request and wait for its reply (see `run` for what it raises)."""
         slot: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         request_id = next(self._ids)
-        request = {"id": request_id, "argv": list(argv), "cwd": cwd, "env": dict(env or {}), "timeout": timeout}
+        request = {"id": request_id, **request}
         with self._lock:
             if self._gone is not None:
                 raise CommandServerLost(f"the {self._describe} is gone: {self._gone}", unresponsive=False)
@@ -194,22 +219,14 @@ class CommandClient:
         try:
             reply = slot.get(timeout=reply_within + REPLY_SLACK_S)
         except queue.Empty:
-            message = f"the {self._describe} did not answer {argv[:3]!r}"
+            message = f"the {self._describe} did not answer {what}"
             raise CommandServerLost(message, unresponsive=True) from None
         finally:
             with self._lock:
                 self._waiting.pop(request_id, None)
         if reply is None:
-            raise CommandServerLost(f"the {self._describe} died under {argv[:3]!r}: {self._gone}", unresponsive=False)
-        if "error" in reply:
-            raise SandboxCrashed(f"the {self._describe} failed to run {argv[:3]!r}: {reply['error']}")
-        return CommandReply(
-            exit_code=int(reply["exit_code"]),
-            stdout=base64.b64decode(reply["stdout"]).decode(errors="replace"),
-            stderr=base64.b64decode(reply["stderr"]).decode(errors="replace"),
-            timed_out=bool(reply["timed_out"]),
-            truncated=bool(reply["truncated"]),
-        )
+            raise CommandServerLost(f"the {self._describe} died under {what}: {self._gone}", unresponsive=False)
+        return reply
 
     def close(self) -> None:
         """Close the server's stdin: it exits, and with it everything it started."""

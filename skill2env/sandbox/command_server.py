@@ -8,6 +8,8 @@ run with the server's namespaces and limits, each in its own session and process
     → {"id": 1, "argv": ["bash", "-c", "ls"], "cwd": "/workspace", "env": {}, "timeout": 60}
     ← {"id": 1, "exit_code": 0, "stdout": "<base64>", "stderr": "<base64>", "timed_out": false,
        "truncated": false}
+    → {"id": 2, "end_all": true}       (kill every process but the server, until none is left)
+    ← {"id": 2, "ended": true}
 
 Config (argv[1], JSON): `env` (every command's base environment), `inherit_env` (start that
 environment from the server's own), `output_limit` (bytes kept per stream), `kill_grace` (seconds
@@ -55,6 +57,7 @@ READY = {"ready": True}
 SPAWN_FAILED_EXIT_CODES = {2: 127, 13: 126}
 """errno → the shell's exit code for a command that could not be started (not found / not executable)."""
 SWEEP_ROUNDS = 50
+END_ALL_S = 5.0
 PR_SET_DUMPABLE = 4
 PR_SET_SECCOMP = 22
 PR_SET_CHILD_SUBREAPER = 36
@@ -190,7 +193,7 @@ class Server:
 
     def answer(self, request: dict) -> None:
         try:
-            reply = self.run(request)
+            reply = self.end_all() if request.get("end_all") else self.run(request)
         except Exception as exc:
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         reply["id"] = request.get("id")
@@ -287,6 +290,17 @@ class Server:
         elif exit_code is not None and exit_code < 0:
             exit_code = 128 - exit_code
         return bytes(kept[out]), bytes(kept[err]), truncated, int(exit_code or 0), timed_out
+
+    def end_all(self) -> dict:
+        """Kill every process but this server, and wait until the last is reaped (the sandbox's end:
+        nothing of the agent's runs while its workspace is read)."""
+        deadline = time.monotonic() + END_ALL_S
+        while time.monotonic() < deadline:
+            self.shutdown()
+            parents = _parents()
+            if not any(_is_below(pid, os.getpid(), parents) for pid in parents if pid != os.getpid()):
+                return {"ended": True}
+        return {"error": f"processes were still left after {END_ALL_S:g} s"}
 
     def shutdown(self) -> None:
         """Kill everything the server started (as the namespace's init, its exit would do it too)."""

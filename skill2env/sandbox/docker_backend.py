@@ -41,6 +41,7 @@ import posixpath
 import shutil
 import tarfile
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -92,6 +93,7 @@ from skill2env.sandbox.labels import (
 )
 from skill2env.sandbox.reaper import reap_docker
 from skill2env.sandbox.task import TaskDir
+from skill2env.sandbox.warm_pool import WarmPool
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +108,7 @@ INSPECT_TIMEOUT_S = 30
 """How long the engine may take to say what became of a container whose command server is lost."""
 SERVER_PYTHON = "python3"
 """The image's python3, found on its PATH when the container starts."""
+END_ALL_TIMEOUT_S = 10.0
 
 
 class DockerSandbox(Sandbox):
@@ -122,14 +125,23 @@ class DockerSandbox(Sandbox):
         client: docker.DockerClient | None = None,
         engine: EngineHost | None = None,
         reap: bool = True,
+        warm: WarmPool | None = None,
+        idle_allowance_s: float = 0.0,
     ) -> None:
-        """`engine`: the engine of a pool to run on (default: `$DOCKER_HOST`'s, or `client`'s)."""
+        """`engine`: the engine of a pool to run on (default: `$DOCKER_HOST`'s, or `client`'s).
+        `warm`: take a started container from this pool when it has one (`start`).
+        `idle_allowance_s`: the container's clock runs this much longer than the wall clock (a warm
+        sandbox's, for the time it may wait for a rollout; `WarmPool`)."""
         super().__init__(limits, rollout_id=rollout_id)
         self._client = client
         self._engine = engine
         self._reap = reap
+        self._warm = warm
+        self._idle_allowance_s = idle_allowance_s
         self._container: Container | None = None
         self._volumes: list[str] = []
+        self._mountpoints: dict[str, str] = {}
+        """Sandbox path → where the engine mounts its volume on its own machine (`copy_out_last`)."""
         self._deadline = 0.0
         self._server: AttachedServer | None = None
         self.server_fallback: str | None = None
@@ -160,6 +172,10 @@ class DockerSandbox(Sandbox):
     def start(self, task: TaskDir) -> None:
         if self._container is not None:
             raise SandboxCrashed("this sandbox was already started")
+        if self._warm is not None and (warm := self._warm.claim(task, self.limits, self._engine)) is not None:
+            self._take_over(warm)
+            self._say_fallback()
+            return
         client = self.client
         if self._reap:
             reap_docker(client)
@@ -169,7 +185,7 @@ class DockerSandbox(Sandbox):
             SANDBOX_LABEL: "1",
             ROLLOUT_LABEL: self.rollout_id,
             OWNER_LABEL: owner_token(),
-            DEADLINE_LABEL: str(int(time.time() + self.limits.wall_clock_s)),
+            DEADLINE_LABEL: str(int(time.time() + self._container_clock_s)),
         }
         # The container's clock starts when it does, after this: a host deadline taken now is never
         # later than the container's, so a container its clock ended is always reported as a deadline.
@@ -186,7 +202,7 @@ class DockerSandbox(Sandbox):
             if self._server is None:
                 self._container = client.containers.run(
                     image,
-                    command=["sleep", str(int(self.limits.wall_clock_s))],
+                    command=["sleep", str(int(self._container_clock_s))],
                     detach=True,
                     init=True,
                     user=USERS[ROOT_USER],
@@ -203,9 +219,35 @@ class DockerSandbox(Sandbox):
             self.mode = f"{self.backend}:loader"
             return
         self.mode = f"{self.backend}:{'attach' if self._server is not None else 'exec-fallback'}"
-        if self._server is None:
+        if not self._idle_allowance_s:  # a warm sandbox is not a rollout's yet: the one taking it says so
+            self._say_fallback()
+
+    def _say_fallback(self) -> None:
+        if self.mode == f"{self.backend}:exec-fallback":
             logger.warning("rollout %s: agent commands go through `docker exec` (no command server): %s",
                            self.rollout_id, self.server_fallback)  # fmt: skip
+
+    @property
+    def _container_clock_s(self) -> float:
+        """How long the container lives: the wall clock, plus a warm sandbox's wait for its rollout."""
+        return self.limits.wall_clock_s + self._idle_allowance_s
+
+    def _take_over(self, warm: DockerSandbox) -> None:
+        """Run in `warm`'s started container, renamed after this rollout; the wall clock starts now."""
+        self._container, self._server, self._volumes = warm._container, warm._server, warm._volumes
+        self._mountpoints = warm._mountpoints
+        self._task, self.mode, self.server_fallback = warm._task, warm.mode, warm.server_fallback
+        self._client, warm._client = warm._client, None
+        warm._container, warm._server, warm._volumes = None, None, []
+        self._deadline = time.monotonic() + self.limits.wall_clock_s
+        threading.Thread(target=self._rename, name=f"rename-{self.rollout_id}", daemon=True).start()
+
+    def _rename(self) -> None:
+        """Name the container after its rollout, for `docker ps` (in the background: only a name)."""
+        try:
+            self.client.api.rename(self.container_id, f"skill2env-{self.rollout_id}")
+        except (DockerException, requests.RequestException, SandboxNotRunning) as exc:
+            logger.debug("renaming rollout %s's warm container failed: %s", self.rollout_id, exc)
 
     def _container_options(self, task: TaskDir, mounts: list[Mount], labels: dict[str, str]) -> dict[str, Any]:
         """The container's settings, whichever process it runs."""
@@ -244,7 +286,7 @@ class DockerSandbox(Sandbox):
             "output_limit": self.limits.output_limit_bytes,
             "kill_grace": KILL_GRACE_S,
             "sweep": False,  # background processes live on between commands, as under `docker exec`
-            "deadline_s": self.limits.wall_clock_s,
+            "deadline_s": self._container_clock_s,
             "require_hardening": True,
         }
         container: Container | None = None
@@ -282,13 +324,14 @@ class DockerSandbox(Sandbox):
         mounts = []
         for target, (megabytes, options) in sizes.items():
             name = f"skill2env-{self.rollout_id}-{target.strip('/').replace('/', '-') or 'root'}"
-            client.volumes.create(
+            volume = client.volumes.create(
                 name=name,
                 driver="local",
                 driver_opts={"type": "tmpfs", "device": "tmpfs", "o": f"size={megabytes}m,{options}"},
                 labels=labels,
             )
             self._volumes.append(name)
+            self._mountpoints[target] = str(volume.attrs.get("Mountpoint") or "")
             mounts.append(Mount(target=target, source=name, type="volume"))
         return mounts
 
@@ -466,14 +509,50 @@ class DockerSandbox(Sandbox):
 
     def copy_out(self, source: str, destination: Path) -> None:
         self._require_running()
-        with tempfile.TemporaryDirectory() as scratch, self._archive(source) as archive:
-            archive.extractall(scratch, filter=_owned_by_caller)  # noqa: S202 — the filter refuses escapes
-            extracted = Path(scratch) / posixpath.basename(source.rstrip("/"))
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            if destination.exists():
-                _merge_into(extracted, destination)
-            else:
-                shutil.move(extracted, destination)
+        with self._archive(source) as archive:
+            _extract(archive, source, destination)
+
+    def copy_out_last(self, source: str, destination: Path) -> None:
+        """`copy_out`, read straight from the volume's mount on this machine when `source` is a whole
+        volume (the workspace) of an engine running here, once no process of the agent's runs any more
+        (`_end_agent_processes`): nothing can change the tree or swap a link in under the walk. The
+        same tar filter as `copy_out` applies. Elsewhere (a remote engine, another path), `copy_out`."""
+        mountpoint = self._local_mountpoint(source)
+        if mountpoint is None or not self._end_agent_processes():  # not running (any more): `copy_out` says why
+            return self.copy_out(source, destination)
+        if not os.path.ismount(mountpoint):  # the volume ended with its container
+            return self.copy_out(source, destination)
+        with tempfile.SpooledTemporaryFile(max_size=8 << 20) as spool:
+            with tarfile.open(fileobj=spool, mode="w") as archive:
+                archive.add(mountpoint, arcname=posixpath.basename(source.rstrip("/")))  # links stay links
+            spool.seek(0)
+            with tarfile.open(fileobj=spool, mode="r:") as archive:
+                _extract(archive, source, destination)
+
+    def _end_agent_processes(self) -> bool:
+        """Kill every process in the container but its command server (the namespace's init, which
+        no signal from inside reaches), until none is left; pause the container where it has no
+        server. Whether that worked."""
+        if self._server is not None and self._lost is None:
+            try:
+                self._server.client.end_all(END_ALL_TIMEOUT_S)
+                return True
+            except (CommandServerLost, SandboxCrashed) as exc:
+                logger.debug("ending rollout %s's processes failed: %s", self.rollout_id, exc)
+        try:
+            self.client.api.pause(self.container_id)
+            return True
+        except (APIError, requests.RequestException):
+            return False
+
+    def _local_mountpoint(self, source: str) -> str | None:
+        """Where the volume mounted at `source` is mounted on this machine, when it is and readable here."""
+        if self._absolute(source) not in (self.workspace, *HARBOR_DIRS_MB):
+            return None
+        mountpoint = self._mountpoints.get(self._absolute(source))
+        if mountpoint is None or not os.path.ismount(mountpoint) or not os.access(mountpoint, os.R_OK | os.X_OK):
+            return None
+        return mountpoint
 
     def _require_running(self) -> None:
         """Raises: SandboxPathError: the container has ended, and its tmpfs volumes with it."""
@@ -567,6 +646,18 @@ def _drain(stream: Iterator[tuple[bytes | None, bytes | None]], limits: SandboxL
             if room > 0:
                 kept[index] += chunk[:room]
     return kept[0].decode(errors="replace"), kept[1].decode(errors="replace"), truncated
+
+
+def _extract(archive: tarfile.TarFile, source: str, destination: Path) -> None:
+    """`source`'s tar stream into `destination` (merged into it where it exists), owned by the caller."""
+    with tempfile.TemporaryDirectory() as scratch:
+        archive.extractall(scratch, filter=_owned_by_caller)  # noqa: S202 — the filter refuses escapes
+        extracted = Path(scratch) / posixpath.basename(source.rstrip("/"))
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if destination.exists():
+            _merge_into(extracted, destination)
+        else:
+            shutil.move(extracted, destination)
 
 
 def _owned_by_caller(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import logging
 import tarfile
+import threading
 from collections.abc import Callable
 
 import docker
@@ -33,6 +34,8 @@ BUILD_LOG_TAIL = 40
 logger = logging.getLogger(__name__)
 
 Log = Callable[[str], None]
+_BUILD_LOCKS: dict[tuple[str, str], threading.Lock] = {}
+_BUILD_LOCKS_GUARD = threading.Lock()
 
 
 def task_image_tag(task: TaskDir) -> str:
@@ -54,6 +57,16 @@ def ensure_task_image(client: docker.DockerClient, task: TaskDir, *, log: Log | 
             raise SandboxUnavailable(f"task image {prebuilt} is not present and no registry is reachable") from exc
         return prebuilt
     tag = task_image_tag(task)
+    with _build_lock(client, tag):  # sandboxes starting at once for one task: one build, the rest wait
+        return _ensure_built(client, task, tag, log)
+
+
+def _build_lock(client: docker.DockerClient, tag: str) -> threading.Lock:
+    with _BUILD_LOCKS_GUARD:
+        return _BUILD_LOCKS.setdefault((str(client.api.base_url), tag), threading.Lock())
+
+
+def _ensure_built(client: docker.DockerClient, task: TaskDir, tag: str, log: Log | None) -> str:
     base_id = _base_image_id(client)
     if _cached(client, tag, task.environment_digest, base_id):
         return tag

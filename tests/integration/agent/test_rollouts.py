@@ -217,8 +217,9 @@ def _sandbox_left(backend: str, rollout_id: str) -> bool:
     from skill2env.sandbox.labels import ROLLOUT_LABEL
 
     client = docker_client()
-    try:
-        return bool(client.containers.list(all=True, filters={"label": f"{ROLLOUT_LABEL}={rollout_id}"}))
+    try:  # a container started ahead keeps its warm label, and is renamed after the rollout that took it
+        labelled = client.containers.list(all=True, filters={"label": f"{ROLLOUT_LABEL}={rollout_id}"})
+        return bool(labelled or client.containers.list(all=True, filters={"name": f"skill2env-{rollout_id}"}))
     finally:
         client.close()
 
@@ -243,3 +244,28 @@ def test_file_tools_act_with_the_agents_own_permissions(
     assert direct.is_error and direct.content.startswith("error: writing /tests/verify.py failed")
     assert through_link.is_error and through_link.content.startswith("error: writing planted/verify.py failed")
     assert shadow.is_error
+
+
+@pytest.mark.docker
+def test_docker_attempts_take_containers_started_ahead_and_leave_none_behind(
+    home: Home, lake: Lake, caplog: pytest.LogCaptureFixture
+) -> None:
+    require_backend("docker")
+    task = fixture_task(CSV_AGGREGATION)
+    register_tasks(lake, home, task)
+    runner = RolloutRunner(policy_from_name("oracle"), backend="docker", run_id="r", home=home,
+                           attempts=AttemptLog(lake), concurrency=2)  # fmt: skip
+
+    with caplog.at_level(logging.INFO, logger="skill2env.agent.rollout"):
+        outcome = roll_out_domain(lake, home, DOMAIN, runner, attempts=4, run_id="r", code_version="test")
+
+    assert [t.status for t in outcome.trajectories] == ["completed"] * 4
+    assert all(tree(home.root / str(t.workspace_path)) == {**tree(task.workspace_dir), OUTPUT: EXPECTED.encode()}
+               for t in outcome.trajectories)  # fmt: skip
+    assert "warm sandboxes: 4 started ahead, 4 taken by attempts" in caplog.messages
+    client = docker_backend.docker_client()
+    try:  # every container and volume of the run is gone, the unclaimed warm ones with them
+        label = {"label": f"{docker_backend.OWNER_LABEL}={docker_backend.owner_token()}"}
+        assert client.containers.list(all=True, filters=label) == client.volumes.list(filters=label) == []
+    finally:
+        client.close()

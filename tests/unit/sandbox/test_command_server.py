@@ -262,3 +262,20 @@ def test_a_command_reaped_before_it_is_registered_keeps_its_exit_code() -> None:
     done = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0"
+
+
+def test_end_all_kills_every_process_but_the_server_and_answers_once_none_is_left(start_server: ServerFactory) -> None:
+    server = start_server(sweep=False)
+    background = [int(pid) for pid in run(server, "setsid sleep 30 >/dev/null 2>&1 & echo $!; "
+                                                  "sleep 30 >/dev/null 2>&1 & echo $!").stdout.split()]  # fmt: skip
+    replies: list[CommandReply] = []
+    running = threading.Thread(target=lambda: replies.append(run(server, "sleep 30", timeout=60)))
+    running.start()
+    time.sleep(0.3)
+
+    server.client.end_all(10)
+
+    assert all(gone(pid, within=0.01) for pid in background)
+    running.join(10)
+    assert replies and replies[0].exit_code == 137  # the running command was killed too, and said so
+    assert run(server, "echo still here").stdout == "still here\n"  # the server itself lives on

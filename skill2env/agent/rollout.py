@@ -195,7 +195,7 @@ class RolloutRunner:
         if self.warm_pool is None:
             from skill2env.sandbox.warm_pool import WarmPool
 
-            self.warm_pool = WarmPool(before_start=self.engines.prepare if self.engines is not None else None)
+            self.warm_pool = WarmPool()
         upto = min(len(self._waiting), self._began + self.warm_ahead)
         next_up, self._expected = self._waiting[self._expected : upto], max(self._expected, upto)
         hosts: list[EngineHost | None] = list(self.engines.live_hosts()) if self.engines is not None else [None]

@@ -154,14 +154,6 @@ class EnginePool:
     def _engine(self, host: EngineHost) -> _Engine:
         return next(e for e in self._engines if e.host == host)
 
-    def prepare(self, host: EngineHost | None) -> None:
-        """Give `host` the base image now, if it lacks it (what its first lease would do); a warm
-        sandbox started there before any lease needs it. None (the local engine) has it already.
-
-        Raises: SandboxUnavailable: the engine could not receive it (it is drained)."""
-        if host is not None:
-            self._prepare(self._engine(host))
-
     def _prepare(self, engine: _Engine) -> None:
         """The base image on the engine, loaded from this machine's engine when it is missing or differs."""
         if engine.ready:

@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -71,17 +71,8 @@ class _Shelf:
 class WarmPool:
     """Started docker sandboxes, ready before rollouts ask; thread-safe. Close it to stop the unclaimed ones."""
 
-    def __init__(
-        self,
-        *,
-        max_idle_s: float = MAX_IDLE_S,
-        starts_at_once: int = STARTS_AT_ONCE,
-        before_start: Callable[[EngineHost | None], None] | None = None,
-    ) -> None:
-        """`before_start`: called with the engine before each warm start there (an engine pool's
-        `prepare`: the base image reaches an engine before the first sandbox starts on it)."""
+    def __init__(self, *, max_idle_s: float = MAX_IDLE_S, starts_at_once: int = STARTS_AT_ONCE) -> None:
         self.max_idle_s = max_idle_s
-        self._before_start = before_start
         self._shelves: dict[WarmKey, _Shelf] = {}
         self._changed = threading.Condition()
         self._starter = ThreadPoolExecutor(max_workers=starts_at_once, thread_name_prefix="warm-sandbox")
@@ -169,8 +160,6 @@ class WarmPool:
         sandbox = DockerSandbox(limits, engine=engine, reap=False, idle_allowance_s=self.max_idle_s + CLOCK_MARGIN_S)
         failure: str | None = None
         try:
-            if self._before_start is not None:
-                self._before_start(engine)
             sandbox.start(task)
         except Exception as exc:  # the rollouts that wanted it start cold and meet it themselves
             failure = f"{type(exc).__name__}: {exc}"

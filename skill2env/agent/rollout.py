@@ -136,7 +136,8 @@ class RolloutRunner:
         """`engines`: docker sandboxes on a pool of engines (one slot each; default concurrency: the
         pool's slots), and an attempt whose engine stopped answering run again on another.
         `warm_ahead`: docker sandboxes started ahead for the attempts next in line (default: as many as
-        run at once; 0: none), so an attempt takes a running container (`WarmPool`)."""
+        run at once; 0: none), so an attempt takes a running container (`WarmPool`); on one engine only,
+        not with `engines`."""
         self.policy = policy
         self.backend: BackendName = backend
         self.run_id = run_id
@@ -154,7 +155,9 @@ class RolloutRunner:
         self.sandbox_options = sandbox_options or {}
         self.sandbox_factory = sandbox_factory
         self._reaps = sandbox_factory is None
-        warms = backend == "docker" and sandbox_factory is None
+        # Not on a pool of engines yet: an engine without the base image turns a warm start into a build that
+        # waits on a registry it cannot reach, and attempts waited for it (a lease copies the image first).
+        warms = backend == "docker" and sandbox_factory is None and self.engines is None
         self.warm_ahead = (self.concurrency if warm_ahead is None else warm_ahead) if warms else 0
         self.warm_pool: WarmPool | None = None
         """The started-ahead sandboxes of the current run (`prepare`, `run`); closed at its end."""
@@ -278,9 +281,10 @@ class RolloutRunner:
             log.exception("rollout %s failed outside the agent loop", trajectory.rollout_id)
             trajectory.status, trajectory.error = "infra_error", f"{type(exc).__name__}: {exc}"
         lease = self._leases.pop(trajectory.rollout_id, None)
-        if sandbox is not None and trajectory.status != "infra_error":
-            # Its workspace is stored: the container goes in the background, off the attempt's clock
-            # (the run waits for every removal before it returns; the engine slot is held until then).
+        if sandbox is not None and trajectory.status != "infra_error" and self.engines is None:
+            # Its workspace is stored: the container goes in the background, off the attempt's clock (the
+            # run waits for every removal before it returns). Not on a pool of engines, whose slots count
+            # containers: there the attempt removes its own, as before.
             # One removal at a time: removals at once only contend for the engine with running attempts.
             retired = asyncio.get_running_loop().run_in_executor(self._retirer, _retire, sandbox, lease)
             self._retiring.append(retired)

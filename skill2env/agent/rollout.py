@@ -51,7 +51,6 @@ from skill2env.tasks.store import TaskStore
 
 if TYPE_CHECKING:  # the Docker SDK only where docker runs
     from skill2env.sandbox.engine_pool import EngineLease, EnginePool
-    from skill2env.sandbox.hosts import EngineHost
     from skill2env.sandbox.warm_pool import WarmPool
 
 log = logging.getLogger(__name__)
@@ -201,10 +200,8 @@ class RolloutRunner:
             self.warm_pool = WarmPool()
         upto = min(len(self._waiting), self._began + self.warm_ahead)
         next_up, self._expected = self._waiting[self._expected : upto], max(self._expected, upto)
-        hosts: list[EngineHost | None] = list(self.engines.live_hosts()) if self.engines is not None else [None]
         try:
-            wishes = [(spec.task, SandboxLimits.for_task(spec.task, **self.sandbox_limits), hosts[i % len(hosts)])
-                      for i, spec in enumerate(next_up, start=upto - len(next_up))]  # fmt: skip
+            wishes = [(spec.task, SandboxLimits.for_task(spec.task, **self.sandbox_limits), None) for spec in next_up]
         except (OSError, ValueError) as exc:  # a task that cannot say its limits fails as its attempt
             log.debug("no warm sandboxes ahead: %s", exc)
             return
@@ -272,7 +269,7 @@ class RolloutRunner:
         sandbox: Sandbox | None = None
         try:
             limits = SandboxLimits.for_task(spec.task, **self.sandbox_limits)
-            sandbox = await self._blocking(self._new_sandbox, spec.task, limits, trajectory.rollout_id)
+            sandbox = await self._blocking(self._new_sandbox, limits, trajectory.rollout_id)
             await self._attempt(spec, trajectory, sandbox)
         except asyncio.CancelledError:
             self._abandon(trajectory, sandbox)
@@ -349,15 +346,14 @@ class RolloutRunner:
                 trajectory.status, trajectory.error = "infra_error", problem
         trajectory.sandbox_s += time.monotonic() - started
 
-    def _new_sandbox(self, task: TaskDir, limits: SandboxLimits, rollout_id: str) -> Sandbox:
+    def _new_sandbox(self, limits: SandboxLimits, rollout_id: str) -> Sandbox:
         if self.sandbox_factory is not None:
             return self.sandbox_factory(limits, rollout_id)
         options = dict(self.sandbox_options)
         if self.warm_pool is not None:
             options["warm"] = self.warm_pool
         if self.engines is not None:
-            warm = self.warm_pool.engines_with_ready(task, limits) if self.warm_pool is not None else []
-            lease = self._leases[rollout_id] = self.engines.lease(prefer=warm)
+            lease = self._leases[rollout_id] = self.engines.lease()
             options["engine"] = lease.host
         return make_sandbox(self.backend, limits, rollout_id=rollout_id, reap=False, **options)
 

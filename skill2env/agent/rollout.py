@@ -51,6 +51,7 @@ from skill2env.tasks.store import TaskStore
 
 if TYPE_CHECKING:  # the Docker SDK only where docker runs
     from skill2env.sandbox.engine_pool import EngineLease, EnginePool
+    from skill2env.sandbox.hosts import EngineHost
     from skill2env.sandbox.warm_pool import WarmPool
 
 log = logging.getLogger(__name__)
@@ -135,8 +136,8 @@ class RolloutRunner:
         """`engines`: docker sandboxes on a pool of engines (one slot each; default concurrency: the
         pool's slots), and an attempt whose engine stopped answering run again on another.
         `warm_ahead`: docker sandboxes started ahead for the attempts next in line (default: as many as
-        run at once; 0: none), so an attempt takes a running container (`WarmPool`); on one engine only,
-        not with `engines`."""
+        run at once; 0: none), so an attempt takes a running container (`WarmPool`); with `engines`, they
+        are spread over the live engines by slots, and an attempt leases an engine holding one for it."""
         self.policy = policy
         self.backend: BackendName = backend
         self.run_id = run_id
@@ -154,9 +155,7 @@ class RolloutRunner:
         self.sandbox_options = sandbox_options or {}
         self.sandbox_factory = sandbox_factory
         self._reaps = sandbox_factory is None
-        # Not on a pool of engines yet: an engine without the base image turns a warm start into a build that
-        # waits on a registry it cannot reach, and attempts waited for it (a lease copies the image first).
-        warms = backend == "docker" and sandbox_factory is None and self.engines is None
+        warms = backend == "docker" and sandbox_factory is None
         self.warm_ahead = (self.concurrency if warm_ahead is None else warm_ahead) if warms else 0
         self.warm_pool: WarmPool | None = None
         """The started-ahead sandboxes of the current run (`prepare`, `run`); closed at its end."""
@@ -197,11 +196,15 @@ class RolloutRunner:
         if self.warm_pool is None:
             from skill2env.sandbox.warm_pool import WarmPool
 
-            self.warm_pool = WarmPool()
+            self.warm_pool = WarmPool(before_start=self.engines.prepare if self.engines is not None else None)
         upto = min(len(self._waiting), self._began + self.warm_ahead)
         next_up, self._expected = self._waiting[self._expected : upto], max(self._expected, upto)
+        hosts: list[EngineHost | None] = list(self.engines.live_hosts()) if self.engines is not None else [None]
+        if not hosts:  # every engine drained: the attempts fail on their own lease
+            return
         try:
-            wishes = [(spec.task, SandboxLimits.for_task(spec.task, **self.sandbox_limits), None) for spec in next_up]
+            wishes = [(spec.task, SandboxLimits.for_task(spec.task, **self.sandbox_limits), hosts[i % len(hosts)])
+                      for i, spec in enumerate(next_up, start=upto - len(next_up))]  # fmt: skip
         except (OSError, ValueError) as exc:  # a task that cannot say its limits fails as its attempt
             log.debug("no warm sandboxes ahead: %s", exc)
             return
@@ -222,7 +225,7 @@ class RolloutRunner:
         # Two blocking steps per attempt at once (its started marker and its sandbox's start), and two spare.
         with (
             ThreadPoolExecutor(max_workers=2 * self.concurrency + 2, thread_name_prefix="rollout") as executor,
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="rollout-removal") as retirer,
+            ThreadPoolExecutor(max_workers=self._removals_at_once(), thread_name_prefix="rollout-removal") as retirer,
         ):
             self._executor, self._retirer = executor, retirer
             try:
@@ -269,7 +272,7 @@ class RolloutRunner:
         sandbox: Sandbox | None = None
         try:
             limits = SandboxLimits.for_task(spec.task, **self.sandbox_limits)
-            sandbox = await self._blocking(self._new_sandbox, limits, trajectory.rollout_id)
+            sandbox = await self._blocking(self._new_sandbox, spec.task, limits, trajectory.rollout_id)
             await self._attempt(spec, trajectory, sandbox)
         except asyncio.CancelledError:
             self._abandon(trajectory, sandbox)
@@ -278,11 +281,9 @@ class RolloutRunner:
             log.exception("rollout %s failed outside the agent loop", trajectory.rollout_id)
             trajectory.status, trajectory.error = "infra_error", f"{type(exc).__name__}: {exc}"
         lease = self._leases.pop(trajectory.rollout_id, None)
-        if sandbox is not None and trajectory.status != "infra_error" and self.engines is None:
+        if sandbox is not None and trajectory.status != "infra_error":
             # Its workspace is stored: the container goes in the background, off the attempt's clock (the
-            # run waits for every removal before it returns). Not on a pool of engines, whose slots count
-            # containers: there the attempt removes its own, as before.
-            # One removal at a time: removals at once only contend for the engine with running attempts.
+            # run waits for every removal before it returns; an engine slot is held until then).
             retired = asyncio.get_running_loop().run_in_executor(self._retirer, _retire, sandbox, lease)
             self._retiring.append(retired)
         else:
@@ -346,14 +347,19 @@ class RolloutRunner:
                 trajectory.status, trajectory.error = "infra_error", problem
         trajectory.sandbox_s += time.monotonic() - started
 
-    def _new_sandbox(self, limits: SandboxLimits, rollout_id: str) -> Sandbox:
+    def _removals_at_once(self) -> int:
+        """One removal at a time per engine: more at once only contend for it with running attempts."""
+        return max(1, len(self.engines.clients())) if self.engines is not None else 1
+
+    def _new_sandbox(self, task: TaskDir, limits: SandboxLimits, rollout_id: str) -> Sandbox:
         if self.sandbox_factory is not None:
             return self.sandbox_factory(limits, rollout_id)
         options = dict(self.sandbox_options)
         if self.warm_pool is not None:
             options["warm"] = self.warm_pool
         if self.engines is not None:
-            lease = self._leases[rollout_id] = self.engines.lease()
+            warm = self.warm_pool.engines_with_ready(task, limits) if self.warm_pool is not None else []
+            lease = self._leases[rollout_id] = self.engines.lease(prefer=warm)
             options["engine"] = lease.host
         return make_sandbox(self.backend, limits, rollout_id=rollout_id, reap=False, **options)
 
@@ -364,6 +370,8 @@ class RolloutRunner:
             return
         lease.release()
         if trajectory.status == "infra_error" and not self.engines.check(lease):
+            if self.warm_pool is not None:
+                self.warm_pool.discard(lease.host)
             self._engine_lost.add(trajectory.rollout_id)
             trajectory.error = f"{trajectory.error}; sandbox engine {lease.host.url} lost: run again on another engine"
 

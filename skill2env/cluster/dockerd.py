@@ -4,6 +4,7 @@ deletes the `docker0` interface the machine's engine networks its containers and
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -57,6 +58,7 @@ class LocalEngine:
         if os.geteuid() != 0:
             raise EngineStartError("a second Docker engine needs root (or: skill2env cluster up --no-remote-engine)")
         self.root.mkdir(parents=True, exist_ok=True)
+        self._clear_stale_pidfile()
         self._make_bridge()
         # A short exec root: containerd's socket path under it must fit in a unix socket name.
         exec_root = Path("/run") / f"skill2env-dockerd-{self.port}"
@@ -75,6 +77,18 @@ class LocalEngine:
                 raise EngineStartError(f"dockerd on {self.url} did not come up:\n{tail}")
             time.sleep(0.3)
         return process.pid
+
+    def _clear_stale_pidfile(self) -> None:
+        """A killed engine leaves its pid file, and dockerd refuses to start while the pid in it exists,
+        a zombie not yet reaped included: reap it where it is ours, and drop the file where nothing runs."""
+        try:
+            pid = int(self.pidfile.read_text().strip())
+        except (OSError, ValueError):
+            return
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
+        if not _running(pid):
+            self.pidfile.unlink(missing_ok=True)
 
     def answers(self) -> bool:
         import docker
@@ -115,3 +129,12 @@ class LocalEngine:
             done = subprocess.run(command, capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 raise EngineStartError(f"{' '.join(command)} failed: {done.stderr.strip()}")
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is a process that runs (not a zombie)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]

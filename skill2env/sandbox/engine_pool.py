@@ -80,8 +80,10 @@ class EnginePool:
         """url → why, for every drained engine."""
         return {e.host.url: e.drained for e in self._engines if e.drained is not None}
 
-    def lease(self, *, timeout: float | None = None) -> EngineLease:
-        """A slot on the live engine with the most free slots; waits for one up to `timeout` seconds.
+    def lease(self, *, timeout: float | None = None, prefer: Sequence[EngineHost | None] = ()) -> EngineLease:
+        """A slot on the live engine with the most free slots (the first of `prefer` with a free slot,
+        where one has: the engines holding a warm sandbox for the rollout); waits for one up to
+        `timeout` seconds.
 
         Raises:
             SandboxUnavailable: every engine is drained, or none had a free slot in time.
@@ -93,7 +95,8 @@ class EnginePool:
                     raise SandboxUnavailable(f"every Docker engine of the pool is drained: {self.drained()}")
                 free = [e for e in live if e.busy < e.host.slots]
                 if free:
-                    engine = max(free, key=lambda e: e.host.slots - e.busy)
+                    preferred = [e for host in prefer for e in free if e.host == host]
+                    engine = preferred[0] if preferred else max(free, key=lambda e: e.host.slots - e.busy)
                     engine.busy += 1
                     break
                 if not self._changed.wait(timeout):
@@ -126,6 +129,12 @@ class EnginePool:
                 logger.warning("sandbox engine %s drained: %s", host.url, reason)
             self._changed.notify_all()
 
+    def live_hosts(self) -> list[EngineHost]:
+        """The engines not drained, each once per slot, interleaved (`a b a b a` for 3 + 2 slots)."""
+        live = [e.host for e in self._engines if e.drained is None]
+        most = max((host.slots for host in live), default=0)
+        return [host for turn in range(most) for host in live if turn < host.slots]
+
     def clients(self) -> list[docker.DockerClient]:
         """The live engines' clients (to reap what killed runs left on each)."""
         return [e.client for e in self._engines if e.drained is None]
@@ -144,6 +153,14 @@ class EnginePool:
 
     def _engine(self, host: EngineHost) -> _Engine:
         return next(e for e in self._engines if e.host == host)
+
+    def prepare(self, host: EngineHost | None) -> None:
+        """Give `host` the base image now, if it lacks it (what its first lease would do); a warm
+        sandbox started there before any lease needs it. None (the local engine) has it already.
+
+        Raises: SandboxUnavailable: the engine could not receive it (it is drained)."""
+        if host is not None:
+            self._prepare(self._engine(host))
 
     def _prepare(self, engine: _Engine) -> None:
         """The base image on the engine, loaded from this machine's engine when it is missing or differs."""

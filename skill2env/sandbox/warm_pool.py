@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -71,8 +71,17 @@ class _Shelf:
 class WarmPool:
     """Started docker sandboxes, ready before rollouts ask; thread-safe. Close it to stop the unclaimed ones."""
 
-    def __init__(self, *, max_idle_s: float = MAX_IDLE_S, starts_at_once: int = STARTS_AT_ONCE) -> None:
+    def __init__(
+        self,
+        *,
+        max_idle_s: float = MAX_IDLE_S,
+        starts_at_once: int = STARTS_AT_ONCE,
+        before_start: Callable[[EngineHost | None], None] | None = None,
+    ) -> None:
+        """`before_start`: called with the engine before each warm start there (an engine pool's
+        `prepare`: the base image reaches an engine before the first sandbox starts on it)."""
         self.max_idle_s = max_idle_s
+        self._before_start = before_start
         self._shelves: dict[WarmKey, _Shelf] = {}
         self._changed = threading.Condition()
         self._starter = ThreadPoolExecutor(max_workers=starts_at_once, thread_name_prefix="warm-sandbox")
@@ -118,7 +127,9 @@ class WarmPool:
                     if shelf.ready:
                         self.claimed += 1
                         return shelf.ready.popleft()[1]
-                    if not shelf.starting or self._closed or not self._changed.wait(deadline - time.monotonic()):
+                    if shelf.failed is not None or not shelf.starting or self._closed:
+                        return None
+                    if not self._changed.wait(deadline - time.monotonic()):
                         return None
                 return None
         finally:
@@ -136,6 +147,16 @@ class WarmPool:
             held = {key.engine: len(shelf.ready) + shelf.starting for key, shelf in self._shelves.items()
                     if key.environment == environment and key.limits == fingerprint}  # fmt: skip
         return sorted((engine for engine, count in held.items() if count), key=lambda e: -held[e])
+
+    def discard(self, engine: EngineHost | None) -> None:
+        """Forget the sandboxes on `engine`, which stopped answering, and start no more there; those
+        waiting for one start cold (elsewhere). Its containers are left to the reaper of that engine."""
+        with self._changed:
+            for key, shelf in self._shelves.items():
+                if key.engine == engine:
+                    shelf.ready.clear()
+                    shelf.failed = shelf.failed or f"engine {engine.url if engine else 'local'} stopped answering"
+            self._changed.notify_all()
 
     def close(self) -> None:
         """Stop every unclaimed sandbox (and those still starting, once started)."""
@@ -160,6 +181,8 @@ class WarmPool:
         sandbox = DockerSandbox(limits, engine=engine, reap=False, idle_allowance_s=self.max_idle_s + CLOCK_MARGIN_S)
         failure: str | None = None
         try:
+            if self._before_start is not None:
+                self._before_start(engine)
             sandbox.start(task)
         except Exception as exc:  # the rollouts that wanted it start cold and meet it themselves
             failure = f"{type(exc).__name__}: {exc}"
@@ -167,7 +190,7 @@ class WarmPool:
         with self._changed:
             shelf = self._shelves[key]
             shelf.starting -= 1
-            keep = failure is None and not self._closed
+            keep = failure is None and not self._closed and shelf.failed is None
             if keep:
                 shelf.ready.append((time.monotonic(), sandbox))
                 self.started += 1

@@ -7,17 +7,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import docker
 import polars as pl
+import psycopg2
 import pytest
 
+from skill2env.cluster.profile import cluster_settings
+from skill2env.definitions import POOL_SLOTS, build_definitions
 from skill2env.home import PROFILE_VARIABLE, Home
 from skill2env.lake.home_lake import lake_of
 from skill2env.sandbox.base_image import BASE_IMAGE
@@ -29,6 +34,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.bwrap, pyte
 RUN = ["run", "--iterations", "1", "--attempts", "2", "--no-compoworld"]
 """The main job, one hardening round (the offline path is deterministic: both runs must agree, whichever
 sandbox backend runs it)."""
+WARM_LINE = re.compile(r"warm sandboxes: (\d+) started ahead, (\d+) taken by attempts")
 PUBLIC_VIEWS = "SELECT view_name FROM duckdb_views() WHERE NOT internal AND database_name = current_database()"
 ORDERED = {
     "tasks": "SELECT task_id, iteration, status, task_digest FROM tasks ORDER BY ALL",
@@ -68,6 +74,38 @@ def facts(home: Home) -> dict[str, pl.DataFrame]:
     return {"counts": counts} | {name: lake.query(sql) for name, sql in ORDERED.items()}
 
 
+@dataclass(frozen=True)
+class StepSpan:
+    run_id: str
+    step: str
+    start: float
+    end: float
+
+
+def step_spans(home: Home) -> list[StepSpan]:
+    """Every step that started and ended on the cluster's Dagster instance, from its event log in Postgres
+    (the workers write the start and end events where the step runs)."""
+    settings = cluster_settings(home)
+    assert settings is not None and settings.dagster_postgres_url
+    query = """
+        SELECT run_id, step_key, min(timestamp) FILTER (WHERE dagster_event_type = 'STEP_START'),
+               max(timestamp) FILTER (WHERE dagster_event_type IN ('STEP_SUCCESS', 'STEP_FAILURE'))
+        FROM event_logs WHERE step_key IS NOT NULL GROUP BY run_id, step_key"""
+    with psycopg2.connect(settings.dagster_postgres_url) as connection, connection.cursor() as cursor:
+        cursor.execute(query)
+        rows = cursor.fetchall()
+    return [StepSpan(run, step, start.timestamp(), end.timestamp()) for run, step, start, end in rows if start and end]
+
+
+def most_at_once(spans: list[StepSpan]) -> int:
+    edges = sorted([(span.start, 1) for span in spans] + [(span.end, -1) for span in spans])
+    running = most = 0
+    for _, change in edges:  # an end sorts before a start at the same instant
+        running += change
+        most = max(most, running)
+    return most
+
+
 def test_the_main_job_on_two_workers_and_ducklake_matches_the_embedded_run(cluster_home: Path, tmp_path: Path) -> None:
     up = skill2env("cluster", "up", "--workers", "2", home=cluster_home)
     assert "worker2" in up.stderr
@@ -93,6 +131,18 @@ def test_the_main_job_on_two_workers_and_ducklake_matches_the_embedded_run(clust
     # Every step ran on a worker, and both workers took steps.
     logs = [Path(w["log"]).read_text() for w in state["workers"]]
     assert all("succeeded" in log for log in logs)
+    # The rollouts took containers started ahead on the engines (warm sandboxes on a pool of engines).
+    warm = [(int(started), int(taken)) for log in logs for started, taken in WARM_LINE.findall(log)]
+    assert warm and sum(taken for _, taken in warm) > 0, warm
+    # The pools hold across the workers: no more steps of a pool ran at once than its slots (set on the shared
+    # instance). The export run's two steps, both in `lake` (1 slot), were ready together, with two workers idle.
+    pools = {asset.op.name: asset.op.pool for asset in build_definitions(home=str(cluster_home), iterations=1).assets}
+    spans = step_spans(cluster)
+    exports = [span for span in spans if span.step in ("sft_trajectories", "rl_environments")]
+    assert len(exports) == 2 and exports[0].run_id == exports[1].run_id
+    for pool, (variable, default) in POOL_SLOTS.items():
+        in_pool = [span for span in spans if pools.get(span.step) == pool]
+        assert in_pool and most_at_once(in_pool) <= int(os.environ.get(variable, default) if variable else default)
     # The shared storage holds the task store and the exports; the CLI's home holds none of them.
     shared = cluster.data_root
     assert shared != cluster.root and (shared / "objects").is_dir() and (shared / "exports" / "sft").is_dir()

@@ -4,6 +4,7 @@ the second engine dies mid-run its attempts are recorded as infra_error and run 
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import signal
@@ -99,8 +100,9 @@ class Watcher:
 
 
 def test_rollouts_spread_over_both_engines_and_a_lost_engine_s_attempts_run_again_on_the_other(
-    second_engine: tuple[LocalEngine, list[int]], tmp_path: Path
+    second_engine: tuple[LocalEngine, list[int]], tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="skill2env.agent.rollout")
     engine, pids = second_engine
     pool = EnginePool([EngineHost(LOCAL_ENGINE, 2), engine.host(2)])
     runner = RolloutRunner(SLOW, backend="docker", run_id="engine-pool", home=Home(tmp_path / "home"), engines=pool)
@@ -110,6 +112,8 @@ def test_rollouts_spread_over_both_engines_and_a_lost_engine_s_attempts_run_agai
     with Watcher(engine, pids[0], kill=False) as both_up:
         first = runner.run_all(specs)
     assert both_up.seen == 2, "the second engine should run its two slots' rollouts"
+    # Containers were started ahead on both engines (the second one received the base image first).
+    assert "warm sandboxes: 4 started ahead, 4 taken by attempts" in caplog.text
     assert [t.status for t in first] == ["completed"] * ATTEMPTS
     assert all(t.workspace_digest for t in first)  # snapshotted on whichever engine ran them
 

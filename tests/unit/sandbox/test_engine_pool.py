@@ -76,3 +76,21 @@ def test_an_engine_that_stops_answering_is_drained_and_gets_no_more_rollouts() -
         pool.lease(timeout=0.05)
     pool.close()
     assert all(engine.closed for engine in engines.values())
+
+
+def test_a_lease_prefers_an_engine_holding_a_warm_sandbox_while_it_has_a_free_slot() -> None:
+    pool, _ = pool_of(A, B)
+
+    first, second = pool.lease(prefer=[B]), pool.lease(prefer=[B, A])
+
+    assert (first.host, second.host) == (B, A)  # B's one slot is taken: the next preference
+    assert pool.lease(prefer=[B]).host == A  # none preferred is free: the most free slots
+
+
+def test_live_hosts_interleave_the_engines_by_slots_and_leave_out_the_drained() -> None:
+    pool, _ = pool_of(A, B)
+    assert [host.url for host in pool.live_hosts()] == ["tcp://a:2376", "tcp://b:2376", "tcp://a:2376"]
+
+    pool.drain(A, "gone")
+
+    assert pool.live_hosts() == [B]

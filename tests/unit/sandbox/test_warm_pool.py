@@ -145,3 +145,40 @@ def test_close_stops_every_unclaimed_sandbox(task: TaskDir) -> None:
     assert [s.stopped for s in FakeDockerSandbox.made if s is not kept] == [True, True]
     assert kept is not None and not kept.stopped
     assert len(FakeDockerSandbox.made) == 3
+
+
+def test_the_engine_is_prepared_before_each_warm_start_there_and_a_failure_stops_warming_it(task: TaskDir) -> None:
+    ready, lost = EngineHost("tcp://127.0.0.1:2376"), EngineHost("tcp://127.0.0.1:2377")
+    prepared: list[EngineHost | None] = []
+
+    def prepare(engine: EngineHost | None) -> None:
+        prepared.append(engine)
+        if engine == lost:
+            raise RuntimeError("could not receive the base image")
+
+    with WarmPool(before_start=prepare) as pool:
+        pool.expect([(task, LIMITS, ready), (task, LIMITS, lost)])
+        pool.settle(10)
+
+        assert sorted(str(e) for e in prepared) == sorted(str(e) for e in (ready, lost))
+        assert pool.claim(task, LIMITS, ready) is not None
+        assert pool.claim(task, LIMITS, lost) is None
+    assert [s.engine for s in FakeDockerSandbox.made if s.started_for is not None] == [ready]
+
+
+def test_a_discarded_engine_hands_out_nothing_more_and_starts_nothing_more(task: TaskDir) -> None:
+    lost, other = EngineHost("tcp://127.0.0.1:2376"), EngineHost("tcp://127.0.0.1:2377")
+    with WarmPool() as pool:
+        pool.expect([(task, LIMITS, lost), (task, LIMITS, lost), (task, LIMITS, other)])
+        pool.settle(10)
+
+        pool.discard(lost)
+        pool.expect([(task, LIMITS, lost)])
+        pool.settle(10)
+
+        assert pool.claim(task, LIMITS, lost) is None
+        assert pool.engines_with_ready(task, LIMITS) == [other]
+        assert pool.claim(task, LIMITS, other) is not None
+    assert len(FakeDockerSandbox.made) == 3  # nothing started on the discarded engine after it
+    # Its containers are not stopped through an engine that no longer answers: its reaper removes them.
+    assert [s.stopped for s in FakeDockerSandbox.made if s.engine == lost] == [False, False]

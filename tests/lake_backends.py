@@ -3,6 +3,7 @@ private Postgres server of this machine's installation (started once per session
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shutil
@@ -19,7 +20,7 @@ import pytest
 from skill2env.cluster.postgres import LocalPostgres
 from skill2env.home import Home
 from skill2env.lake import ducklake
-from skill2env.lake.ducklake import DuckLakeCatalog
+from skill2env.lake.ducklake import DuckLakeCatalog, S3Settings
 from skill2env.lake.lake import Lake
 
 EMBEDDED, DUCKLAKE = "embedded", "ducklake"
@@ -52,6 +53,8 @@ class LakeMaker:
 
     kind: str
     postgres: LocalPostgres | None = None
+    s3: tuple[str, S3Settings] | None = None
+    """A bucket and its store: the DuckLake's data path goes there instead of a local directory."""
 
     def __call__(self, path: Path, *, lock_timeout: float = 60) -> Lake:
         return Lake(path, lock_timeout=lock_timeout, ducklake=self.catalog(path))
@@ -61,6 +64,9 @@ class LakeMaker:
             return None
         database = "lake_" + hashlib.sha256(str(path).encode()).hexdigest()[:16]
         self.postgres.create_database(database)
+        if self.s3 is not None:
+            bucket, store = self.s3
+            return DuckLakeCatalog(self.postgres.dsn(database), f"s3://{bucket}/{database}/", store)
         return DuckLakeCatalog(self.postgres.dsn(database), str(path.with_name(path.stem + "-ducklake-data")) + "/")
 
     def home(self, root: Path) -> Home:
@@ -79,13 +85,16 @@ class LakeMaker:
 def lake_argument(lake: Lake) -> str:
     """A lake as one command-line argument, for writer processes (`lake_from_argument`)."""
     catalog = lake.ducklake
+    store = catalog.s3 if catalog else None
     return json.dumps({"path": str(lake.path), "catalog": catalog.catalog if catalog else None,
-                       "data_path": catalog.data_path if catalog else None})  # fmt: skip
+                       "data_path": catalog.data_path if catalog else None,
+                       "s3": dataclasses.asdict(store) if store else None})  # fmt: skip
 
 
 def lake_from_argument(argument: str, *, lock_timeout: float = 300) -> Lake:
     spec = json.loads(argument)
-    catalog = DuckLakeCatalog(spec["catalog"], spec["data_path"]) if spec["catalog"] else None
+    store = S3Settings(**spec["s3"]) if spec["s3"] else None
+    catalog = DuckLakeCatalog(spec["catalog"], spec["data_path"], store) if spec["catalog"] else None
     return Lake(Path(spec["path"]), lock_timeout=lock_timeout, ducklake=catalog)
 
 

@@ -8,6 +8,12 @@ engines), chosen by `$SKILL2ENV_PROFILE`, else by whether `$SKILL2ENV_HOME/clust
     catalog = "host=db.internal port=5432 dbname=skill2env_lake user=skill2env"   # libpq string
     data_path = "/mnt/shared/skill2env/lake"                                     # or s3://bucket/prefix
 
+    [lake.s3]                    # optional, for an s3:// data_path: an S3-compatible store (default AWS);
+    endpoint = "minio.internal:9000"   # credentials: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY in the environment
+    region = "us-east-1"
+    url_style = "path"           # vhost (AWS) | path
+    use_ssl = true
+
     [storage]                    # required with [celery]: what every worker must see (task store,
     path = "/mnt/shared/skill2env/data"   # trajectories, exports, pipeline settings); else the home
 
@@ -32,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from skill2env.home import CLUSTER, DAGSTER_YAML, EMBEDDED, Home, ProfileError
-from skill2env.lake.ducklake import DuckLakeCatalog
+from skill2env.lake.ducklake import S3_SCHEME, URL_STYLES, DuckLakeCatalog, S3Settings
 from skill2env.sandbox.hosts import DEFAULT_HOST_SLOTS, EngineHost
 
 if TYPE_CHECKING:
@@ -102,12 +108,36 @@ def parse_cluster_settings(raw: dict[str, Any], *, source: str) -> ClusterSettin
     if not isinstance(hosts, list):
         raise ProfileError(f"{source}: [[sandbox.hosts]] must be an array of tables")
     return ClusterSettings(
-        lake=DuckLakeCatalog(_text(lake, "catalog", f"{source} [lake]"), _text(lake, "data_path", f"{source} [lake]")),
+        lake=_lake(lake, source),
         dagster_postgres_url=_text(dagster, "postgres_url", f"{source} [dagster]") if dagster else None,
         celery_broker=_text(celery, "broker", f"{source} [celery]") if celery else None,
         shared_storage=_text(storage, "path", f"{source} [storage]") if storage else None,
         sandbox_hosts=tuple(_host(entry, f"{source} [[sandbox.hosts]] #{i + 1}") for i, entry in enumerate(hosts)),
     )
+
+
+def _lake(lake: dict[str, Any], source: str) -> DuckLakeCatalog:
+    where = f"{source} [lake]"
+    data_path = _text(lake, "data_path", where)
+    s3 = _table(lake, "s3", where)
+    if s3 and not data_path.startswith(S3_SCHEME):
+        raise ProfileError(f"{where}: [lake.s3] is for an s3:// data_path, not {data_path!r}")
+    return DuckLakeCatalog(_text(lake, "catalog", where), data_path, _s3(s3, f"{source} [lake.s3]") if s3 else None)
+
+
+def _s3(table: dict[str, Any], where: str) -> S3Settings:
+    unknown = set(table) - {"endpoint", "region", "url_style", "use_ssl"}
+    if unknown:
+        raise ProfileError(f"{where}: unknown keys {sorted(unknown)} (credentials come from AWS_ACCESS_KEY_ID and "
+                           "AWS_SECRET_ACCESS_KEY in the environment)")  # fmt: skip
+    endpoint, region = (_text(table, key, where) if key in table else None for key in ("endpoint", "region"))
+    url_style = table.get("url_style", "vhost")
+    if url_style not in URL_STYLES:
+        raise ProfileError(f"{where}: url_style must be one of {', '.join(URL_STYLES)}, not {url_style!r}")
+    use_ssl = table.get("use_ssl", True)
+    if not isinstance(use_ssl, bool):
+        raise ProfileError(f"{where}: use_ssl must be true or false")
+    return S3Settings(endpoint=endpoint, region=region, url_style=url_style, use_ssl=use_ssl)
 
 
 def _host(entry: Any, where: str) -> EngineHost:

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from skill2env.cli import main
 from skill2env.cluster.profile import ClusterSettings, cluster_settings
 from skill2env.home import PROFILE_VARIABLE, Home, ProfileError
-from skill2env.lake.ducklake import DuckLakeCatalog
+from skill2env.lake.ducklake import DuckLakeCatalog, S3Settings
 from skill2env.lake.home_lake import lake_of
 from skill2env.sandbox.hosts import EngineHost
 
@@ -113,6 +113,14 @@ def test_the_variable_overrides_the_file_either_way(tmp_path: Path, monkeypatch:
         ("[lake\n", r"cluster\.toml: "),
         ("[lake]\ncatalog = 'x'\ndata_path = '/d'\n[celery]\nbroker = 'redis://q'\n",
          r"\[celery\] workers each have their own home; they need \[storage\] path"),
+        ("[lake]\ncatalog = 'x'\ndata_path = '/d'\n[lake.s3]\nregion = 'eu'\n",
+         r"\[lake\]: \[lake.s3\] is for an s3:// data_path, not '/d'"),
+        ("[lake]\ncatalog = 'x'\ndata_path = 's3://b/'\n[lake.s3]\nsecret = 'k'\n",
+         r"\[lake.s3\]: unknown keys \['secret'\] \(credentials come from AWS_ACCESS_KEY_ID"),
+        ("[lake]\ncatalog = 'x'\ndata_path = 's3://b/'\n[lake.s3]\nurl_style = 'dns'\n",
+         r"\[lake.s3\]: url_style must be one of vhost, path, not 'dns'"),
+        ("[lake]\ncatalog = 'x'\ndata_path = 's3://b/'\n[lake.s3]\nuse_ssl = 'no'\n",
+         r"\[lake.s3\]: use_ssl must be true or false"),
     ],
 )  # fmt: skip
 def test_a_wrong_cluster_file_names_the_file_and_the_key(
@@ -140,3 +148,14 @@ def test_run_in_the_cluster_profile_without_a_cluster_file_says_what_is_missing(
         return "".join(text.split())
 
     assert unwrapped(f"the cluster profile needs {home.cluster_config}") in unwrapped(result.output)
+
+
+def test_an_s3_data_path_reads_its_store_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PROFILE_VARIABLE, raising=False)
+    text = ("[lake]\ncatalog = 'host=db'\ndata_path = 's3://lake/data/'\n"
+            "[lake.s3]\nendpoint = 'minio:9000'\nurl_style = 'path'\nuse_ssl = false\n")  # fmt: skip
+
+    settings = cluster_settings(home_with(tmp_path, text))
+
+    assert settings is not None and settings.lake.on_s3
+    assert settings.lake.s3 == S3Settings(endpoint="minio:9000", url_style="path", use_ssl=False)

@@ -4,7 +4,6 @@ deletes the `docker0` interface the machine's engine networks its containers and
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import subprocess
@@ -13,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skill2env.cluster.errors import ClusterError
-from skill2env.cluster.processes import stop_process
+from skill2env.cluster.processes import running, stop_process
 from skill2env.sandbox.hosts import EngineHost
 
 START_TIMEOUT_SECONDS = 60
@@ -85,9 +84,7 @@ class LocalEngine:
             pid = int(self.pidfile.read_text().strip())
         except (OSError, ValueError):
             return
-        with contextlib.suppress(ChildProcessError, OSError):
-            os.waitpid(pid, os.WNOHANG)
-        if not _running(pid):
+        if not running(pid):  # reaps it when it is our zombie
             self.pidfile.unlink(missing_ok=True)
 
     def answers(self) -> bool:
@@ -129,12 +126,3 @@ class LocalEngine:
             done = subprocess.run(command, capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 raise EngineStartError(f"{' '.join(command)} failed: {done.stderr.strip()}")
-
-
-def _running(pid: int) -> bool:
-    """Whether `pid` is a process that runs (not a zombie)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[:1] != ["Z"]

@@ -7,7 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib.resources import files
 from pathlib import Path
 
@@ -48,9 +48,18 @@ class PatternPool:
 
     def conflicts(self, pattern_id: str) -> frozenset[str]:
         """Every pattern that cannot share a task with `pattern_id` (declared on either side)."""
-        declared = set(self.patterns[pattern_id].conflicts)
-        declared.update(p.id for p in self.patterns.values() if pattern_id in p.conflicts)
-        return frozenset(declared)
+        if pattern_id not in self.patterns:
+            raise KeyError(pattern_id)
+        return self._conflicts.get(pattern_id, frozenset())
+
+    @cached_property
+    def _conflicts(self) -> dict[str, frozenset[str]]:
+        both_ways: dict[str, set[str]] = {}
+        for pattern in self.patterns.values():
+            for other in pattern.conflicts:
+                both_ways.setdefault(pattern.id, set()).add(other)
+                both_ways.setdefault(other, set()).add(pattern.id)
+        return {pattern_id: frozenset(others) for pattern_id, others in both_ways.items()}
 
     @property
     def digest(self) -> str:

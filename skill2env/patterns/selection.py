@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import NamedTuple
 
 from skill2env.patterns.models import Pattern, Trait
 from skill2env.patterns.pool import PatternPool
@@ -41,8 +42,9 @@ class SelectionPolicy:
             raise ValueError(f"need 1 <= min_patterns <= max_patterns, got {self.min_patterns}, {self.max_patterns}")
 
 
-@dataclass(frozen=True)
-class ScoredPattern:
+class ScoredPattern(NamedTuple):
+    """A compatible pattern's score for one skill (a tuple: a selection makes dozens per skill)."""
+
     pattern: Pattern
     score: float
     required: tuple[Trait, ...]
@@ -87,24 +89,65 @@ def score_patterns(
     policy: SelectionPolicy,
 ) -> list[ScoredPattern]:  # fmt: skip
     """Every pattern whose required traits the skill offers and that fits the goal's focus, best first."""
+    in_focus = frozenset(focus)
+    about_the_goal = in_focus | _NOT_FOCUS
+    nudge = _nudger(profile.skill_id)
+    offered_traits = frozenset(traits)
     scored = []
-    for pattern in pool:
-        required = tuple(pattern.traits)
-        if any(t not in traits for t in required):
+    for entry in _scorable(pool):
+        if not entry.required_set <= offered_traits:
             continue
-        related = (set(required) | set(pattern.affinity)) - _GENERIC
-        if related and focus and not related & (set(focus) | _NOT_FOCUS):
+        if entry.related and focus and not entry.related & about_the_goal:
             continue  # about something else than this skill's goal
-        offered = tuple(t for t in pattern.affinity if t in traits)
-        score = 1.0 + sum(traits[t].strength for t in required if t not in _GENERIC)
+        offered = tuple(t for t in entry.affinity if t in traits)
+        score = 1.0 + sum(traits[t].strength for t in entry.weighed)
         # The share of the pattern's affinity the skill offers, so a long affinity list is no advantage.
-        wanted = [t for t in pattern.affinity if t not in _GENERIC]
-        if wanted:
-            matched = sum(traits[t].strength * (policy.focus_weight if t in focus else 1.0) for t in offered)
-            score += 2.0 * matched / len(wanted)
-        score += policy.tie_break * _nudge(profile.skill_id, pattern.id)
-        scored.append(ScoredPattern(pattern, round(score, 4), required, offered))
+        if entry.wanted:
+            matched = sum(traits[t].strength * (policy.focus_weight if t in in_focus else 1.0) for t in offered)
+            score += 2.0 * matched / entry.wanted
+        score += policy.tie_break * nudge(entry.pattern.id)
+        scored.append(ScoredPattern(entry.pattern, round(score, 4), entry.required, offered))
     return sorted(scored, key=lambda s: (-s.score, s.pattern.id))
+
+
+@dataclass(frozen=True)
+class _Scorable:
+    """What scoring reads of one pattern, worked out once per pool rather than once per skill."""
+
+    pattern: Pattern
+    required: tuple[Trait, ...]
+    required_set: frozenset[Trait]
+    weighed: tuple[Trait, ...]
+    """The required traits that add their strength to the score (every one but the generic)."""
+    related: frozenset[Trait]
+    affinity: tuple[Trait, ...]
+    wanted: int
+    """How many of its affinity traits are not generic."""
+
+
+_SCORABLE: dict[int, tuple[PatternPool, tuple[_Scorable, ...]]] = {}
+"""id(pool) → (the pool, kept so its id is not reused while cached; its patterns for scoring)."""
+
+
+def _scorable(pool: PatternPool) -> tuple[_Scorable, ...]:
+    cached = _SCORABLE.get(id(pool))
+    if cached is None or cached[0] is not pool:
+        if len(_SCORABLE) >= 8:
+            _SCORABLE.clear()
+        entries = tuple(
+            _Scorable(
+                pattern=p,
+                required=tuple(p.traits),
+                required_set=frozenset(p.traits),
+                weighed=tuple(t for t in p.traits if t not in _GENERIC),
+                related=frozenset((set(p.traits) | set(p.affinity)) - _GENERIC),
+                affinity=tuple(p.affinity),
+                wanted=sum(1 for t in p.affinity if t not in _GENERIC),
+            )
+            for p in pool
+        )
+        cached = _SCORABLE[id(pool)] = (pool, entries)
+    return cached[1]
 
 
 def select_patterns(profile: SkillProfile, pool: PatternPool, policy: SelectionPolicy | None = None) -> Selection:
@@ -145,18 +188,33 @@ def greedy_choice(
     remaining = sorted(candidates, key=lambda s: (-s.score, s.pattern.id))
     bonus = policy.new_capability_bonus
     while remaining and len(chosen) < policy.max_patterns:
-        # `remaining` is sorted best first (ties by id), so among equal keys the earlier index wins.
-        index = max(
-            range(len(remaining)),
-            key=lambda i: (remaining[i].score + (0.0 if remaining[i].pattern.capability in covered else bonus), -i),
-        )
-        best = remaining.pop(index)
+        best = remaining.pop(_best_index(remaining, covered, bonus))
         if best.pattern.id in blocked:
             continue
         chosen.append(best)
         covered.add(best.pattern.capability)
         blocked |= pool.conflicts(best.pattern.id)
     return chosen
+
+
+def _best_index(remaining: Sequence[ScoredPattern], covered: set[str], bonus: float) -> int:
+    """The candidate with the highest score plus the bonus where its capability is not covered yet,
+    the earliest among equals. `remaining` is sorted best first (ties by id), so only the first
+    candidate of a covered capability and the first of a new one can win."""
+    first_covered = first_new = -1
+    for index, candidate in enumerate(remaining):
+        if candidate.pattern.capability in covered:
+            first_covered = index if first_covered < 0 else first_covered
+        elif first_new < 0:
+            first_new = index
+        if first_covered >= 0 and first_new >= 0:
+            break
+    if first_covered < 0 or first_new < 0:
+        return max(first_covered, first_new)
+    covered_value, new_value = remaining[first_covered].score, remaining[first_new].score + bonus
+    if new_value > covered_value or (new_value == covered_value and first_new < first_covered):
+        return first_new
+    return first_covered
 
 
 def rationale(scored: ScoredPattern, traits: dict[Trait, TraitEvidence], focus: Sequence[Trait]) -> str:
@@ -175,5 +233,13 @@ def rationale(scored: ScoredPattern, traits: dict[Trait, TraitEvidence], focus: 
     return "; ".join(parts)
 
 
-def _nudge(skill_id: str, pattern_id: str) -> float:
-    return int.from_bytes(hashlib.blake2b(f"{skill_id}\0{pattern_id}".encode(), digest_size=4).digest()) / 2**32
+def _nudger(skill_id: str) -> Callable[[str], float]:
+    """A skill's per-pattern nudge in [0, 1): the first 4 bytes of blake2b(skill id, NUL, pattern id)."""
+    prefix = hashlib.blake2b(f"{skill_id}\0".encode(), digest_size=4)
+
+    def nudge(pattern_id: str) -> float:
+        hashed = prefix.copy()
+        hashed.update(pattern_id.encode())
+        return int.from_bytes(hashed.digest()) / 2**32
+
+    return nudge

@@ -687,6 +687,12 @@ _TRAITS_OF_WORD: dict[str, list[Trait]] = {}
 for _trait, _cues in CUES.items():
     for _word in _cues.words:
         _TRAITS_OF_WORD.setdefault(_word, []).append(_trait)
+_TRAITS_OF_STRUCTURE: dict[tuple[str, str], list[Trait]] = {}
+"""(field of the profile, value) → the traits it is a structural cue of."""
+for _trait, _cues in CUES.items():
+    for _kind in ("extensions", "dependencies", "programs", "languages", "file_kinds"):
+        for _value in getattr(_cues, _kind):
+            _TRAITS_OF_STRUCTURE.setdefault((_kind, _value), []).append(_trait)
 _TOKEN = re.compile(r"[a-z0-9]+")
 _PHRASES_BY_TOKEN: dict[str, list[tuple[str, frozenset[str], re.Pattern[str]]]] = {}
 """Cue words with a space, a hyphen or a dot, looked up as phrases (the others as tokens of the text),
@@ -721,7 +727,18 @@ def skill_traits(profile: SkillProfile) -> dict[Trait, TraitEvidence]:
     found: dict[Trait, TraitEvidence] = {
         Trait.MULTI_FILE_WORKSPACE: TraitEvidence(Trait.MULTI_FILE_WORKSPACE, 1.0, ("any task can spread its inputs",))
     }
+    shown = {trait for trait, words in words_of.items() if len(words) >= MIN_WORD_HITS}
+    for kind, present in (
+        ("extensions", profile.extensions), ("dependencies", profile.dependencies), ("programs", profile.programs),
+        ("languages", profile.languages), ("file_kinds", profile.file_kinds),
+    ):  # fmt: skip
+        for value in present:
+            shown.update(_TRAITS_OF_STRUCTURE.get((kind, value), ()))
+    if profile.programs:
+        shown.add(Trait.CLI_TOOLS)
     for trait, cues in CUES.items():
+        if trait not in shown:  # neither a structural cue nor enough words: the checks below would skip it
+            continue
         structural = [
             *_hits("extension", cues.extensions, profile.extensions),
             *_hits("dependency", cues.dependencies, profile.dependencies),

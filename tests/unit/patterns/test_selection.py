@@ -8,12 +8,12 @@ from dataclasses import replace
 import pytest
 
 from skill2env.patterns.models import Capability, Trait
-from skill2env.patterns.pool import PatternPool, build_pool, seed_pool
+from skill2env.patterns.pool import build_pool, seed_pool
 from skill2env.patterns.selection import (
     ScoredPattern,
     SelectionPolicy,
     SelectionStatus,
-    greedy_choice,
+    _best_index,
     select_patterns,
 )
 from skill2env.patterns.traits import SkillProfile, cue_words, skill_traits
@@ -128,32 +128,18 @@ def test_policy_bounds_are_validated() -> None:
         SelectionPolicy(min_patterns=4, max_patterns=2)
 
 
-def _greedy_by_exhaustive_search(candidates: list[ScoredPattern], pool: PatternPool, policy: SelectionPolicy) -> list:
-    """The choice rule stated plainly: at each step, every remaining candidate's score plus the bonus
-    where its capability is new, the earliest of the best (the order is best first, ties by id)."""
-    chosen: list[ScoredPattern] = []
-    covered: set[str] = set()
-    blocked: set[str] = set()
-    remaining = sorted(candidates, key=lambda s: (-s.score, s.pattern.id))
-    bonus = policy.new_capability_bonus
-    while remaining and len(chosen) < policy.max_patterns:
-        values = [s.score + (0.0 if s.pattern.capability in covered else bonus) for s in remaining]
-        best = remaining.pop(values.index(max(values)))
-        if best.pattern.id not in blocked:
-            chosen.append(best)
-            covered.add(best.pattern.capability)
-            blocked |= pool.conflicts(best.pattern.id)
-    return chosen
-
-
 @pytest.mark.parametrize("bonus", [1.0, 0.0, 0.25, -0.5])
-def test_the_greedy_choice_is_the_exhaustive_rule(bonus: float) -> None:
-    pool = seed_pool()
-    policy = SelectionPolicy(min_patterns=1, max_patterns=8, new_capability_bonus=bonus)
+def test_each_greedy_step_picks_what_an_exhaustive_search_picks(bonus: float) -> None:
+    """The rule stated plainly: every remaining candidate's score, plus the bonus where its capability
+    is new; the earliest of the best (the candidates are sorted best first, ties by id)."""
     shuffler = random.Random(7)
-    for _ in range(200):
-        patterns = shuffler.sample(list(pool), 20)
+    capabilities = [c.value for c in Capability]
+    for _ in range(800):
+        patterns = shuffler.sample(list(seed_pool()), 20)
         # few distinct scores: ties across and within capabilities are common
         candidates = [ScoredPattern(p, shuffler.choice([1.0, 1.25, 1.5, 2.0, 2.25]), (), ()) for p in patterns]
+        remaining = sorted(candidates, key=lambda s: (-s.score, s.pattern.id))
+        covered = set(shuffler.sample(capabilities, shuffler.randint(0, len(capabilities))))
+        values = [s.score + (0.0 if s.pattern.capability in covered else bonus) for s in remaining]
 
-        assert greedy_choice(candidates, pool, policy) == _greedy_by_exhaustive_search(candidates, pool, policy)
+        assert _best_index(remaining, covered, bonus) == values.index(max(values))

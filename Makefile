@@ -63,8 +63,9 @@ sandbox: setup
 services:
 	scripts/setup-services.sh
 
+# Four pytest processes, three at a time (scripts/test-lanes.py says why and how they are split).
 pytest: setup sandbox services local-model harbor
-	$(BIN)/pytest
+	$(BIN)/python scripts/test-lanes.py
 
 bench: setup
 	$(BIN)/python benchmarks/catalog.py

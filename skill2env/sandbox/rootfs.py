@@ -113,10 +113,23 @@ def export_rootfs(client: docker.DockerClient, image: str) -> Path:
         finally:
             container.remove(force=True)
         (scratch / COMPLETE_MARKER).write_text(image + "\n")
-        shutil.rmtree(target, ignore_errors=True)
-        scratch.rename(target)  # complete or absent: a crash leaves only a hidden scratch folder
+        _move_into_place(scratch, target)
     os.utime(target)  # last use, for the reaper
     return target
+
+
+def _move_into_place(scratch: Path, target: Path) -> None:
+    """`scratch` becomes `target`, complete or absent (a crash leaves only a hidden scratch folder).
+    Another process that unpacked the same image first wins: its copy may be in use, so it stays."""
+    try:
+        scratch.rename(target)
+        return
+    except OSError:  # `target` is there and not empty
+        if (target / COMPLETE_MARKER).is_file():
+            shutil.rmtree(scratch, ignore_errors=True)
+            return
+    shutil.rmtree(target, ignore_errors=True)  # an incomplete copy of an older version: nobody runs over it
+    scratch.rename(target)
 
 
 def needs_own_image(task: TaskDir) -> bool:

@@ -68,9 +68,11 @@ def export_group() -> None:
               help="With --check: also run Harbor's oracle agent on each task; each must score 1.")  # fmt: skip
 @click.option("--harbor-env", default=None, metavar="MODULE:CLASS",
               help="With --run-oracle: Harbor's environment (`harbor run -e`; default its docker one).")  # fmt: skip
+@click.option("--oracle-concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --run-oracle: how many trials Harbor runs at once (`harbor run -n`).")  # fmt: skip
 @home_option
 def export_harbor(out: Path | None, outcome: str, base_image: str | None, check_dir: Path | None,
-                  harbor_path: Path | None, oracle: bool, harbor_env: str | None,
+                  harbor_path: Path | None, oracle: bool, harbor_env: str | None, oracle_concurrency: int,
                   home: Path | None) -> None:  # fmt: skip
     """Write the lake's tasks as Harbor tasks that Harbor itself runs and scores, and/or check them.
 
@@ -83,7 +85,7 @@ def export_harbor(out: Path | None, outcome: str, base_image: str | None, check_
     if out is not None:
         _export(out, outcome, base_image, home)
     if check_dir is not None:
-        _check(check_dir, harbor_path, oracle, harbor_env)
+        _check(check_dir, harbor_path, oracle, harbor_env, oracle_concurrency)
 
 
 def _export(out: Path, outcome: str, base_image: str | None, home: Path | None) -> None:
@@ -100,15 +102,16 @@ def _export(out: Path, outcome: str, base_image: str | None, home: Path | None) 
     console.print(f"Exported {len(exported)} task version(s) ({outcome}) to {out} ({written} written).")
 
 
-def _check(folder: Path, harbor_path: Path | None, oracle: bool, environment: str | None) -> None:
+def _check(folder: Path, harbor_path: Path | None, oracle: bool, environment: str | None, concurrency: int) -> None:
     dirs = task_dirs(folder)
     try:
         harbor = find_harbor(harbor_path)
         checks = check_tasks(dirs, harbor)
         if oracle:
-            console.print(f"Running Harbor's oracle agent on {len(checks)} task(s), one at a time …")
+            at_once = "one at a time" if concurrency == 1 else f"{concurrency} at a time"
+            console.print(f"Running Harbor's oracle agent on {len(checks)} task(s), {at_once} …")
             with tempfile.TemporaryDirectory(prefix="skill2env-harbor-jobs-") as jobs:
-                run_oracle(checks, harbor, Path(jobs), environment=environment)
+                run_oracle(checks, harbor, Path(jobs), environment=environment, concurrency=concurrency)
     except HarborNotFound as exc:
         console.print(f"[red]error:[/red] {exc}")
         sys.exit(1)

@@ -104,10 +104,12 @@ def check_tasks(dirs: Sequence[Path], harbor: Path, *, timeout: float = 600) -> 
 
 
 def run_oracle(checks: Sequence[TaskCheck], harbor: Path, jobs_dir: Path, *, environment: str | None = None,
-               timeout: float = 3600) -> None:  # fmt: skip
-    """Harbor's oracle agent on every loaded task, one trial each, through `harbor run` (its docker
-    environment, or `environment`, an import path `module:Class` given to `-e`); fills each check's
-    `oracle_reward` or `oracle_error`."""
+               concurrency: int = 1, timeout: float = 3600) -> None:  # fmt: skip
+    """Harbor's oracle agent on every loaded task, one trial each, `concurrency` trials at a time,
+    through `harbor run` (its docker environment, or `environment`, an import path `module:Class`
+    given to `-e`); fills each check's `oracle_reward` or `oracle_error`."""
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, not {concurrency}")
     runnable = [c for c in checks if c.loaded and c.name]
     if not runnable:
         return
@@ -115,7 +117,7 @@ def run_oracle(checks: Sequence[TaskCheck], harbor: Path, jobs_dir: Path, *, env
     config = jobs_dir / "oracle.config.json"
     config.write_text(json.dumps({"tasks": [{"path": str(c.path.resolve())} for c in runnable]}))
     command = [str(harbor), "run", "-c", str(config), "-a", "oracle", "-o", str(jobs_dir), "--job-name", "oracle",
-               "-n", "1", "-y", "-q", *(["-e", environment] if environment else [])]  # fmt: skip
+               "-n", str(concurrency), "-y", "-q", *(["-e", environment] if environment else [])]  # fmt: skip
     done = _run(command, timeout, ok=None)
     rewards = read_trials(jobs_dir / "oracle")
     for check in runnable:

@@ -32,6 +32,7 @@ def runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
     return CliRunner()
 
 
+@pytest.mark.timeout(1800)  # the whole bundled pipeline, in process
 def test_run_catalogs_the_bundled_examples_and_prints_the_funnel(
     runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

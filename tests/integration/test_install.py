@@ -17,7 +17,7 @@ from bundled_skills import NO_KIT
 from skill2env.home import EXAMPLE_SKILLS
 from skill2env.lake.lake import Lake
 
-pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.bwrap]
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.bwrap, pytest.mark.timeout(1800)]
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "README.md", "skill2env", "assets", "resources")

@@ -30,6 +30,8 @@ from .conftest import EXPORTED_KITS
 
 RUN_TIMEOUT = 600
 """Seconds for one Harbor trial of a kit task (two image builds, the agent, the verifier): ~1 min here."""
+ORACLE_CONCURRENCY = 4
+"""Trials at once in the oracle run: each mostly waits on the engine (builds, container starts)."""
 
 LOAD_TASK = """
 import json, sys
@@ -112,11 +114,13 @@ def test_harbor_oracle_scores_full_marks_on_kit_exports(harbor_engine: None, kit
     for path in kit_exports.values():
         (folder / path.name).symlink_to(path)
     result = CliRunner().invoke(export_group, ["harbor", "--check", str(folder), "--run-oracle", "--harbor",
-                                               str(HARBOR_BIN), "--harbor-env", LOCAL_ENVIRONMENT],
+                                               str(HARBOR_BIN), "--harbor-env", LOCAL_ENVIRONMENT,
+                                               "--oracle-concurrency", str(ORACLE_CONCURRENCY)],
                                 env=RUN_ENV, catch_exceptions=False)  # fmt: skip
     assert result.exit_code == 0, result.output
     output = " ".join(result.output.split())
     n = len(kit_exports)
+    assert f"oracle agent on {n} task(s), {ORACLE_CONCURRENCY} at a time" in output
     assert f"{n} of {n} task(s) load in Harbor, are lint-clean and score 1 with its oracle agent" in output
     assert output.count("1.00") >= n
 

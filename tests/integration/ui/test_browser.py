@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.bwrap]
+# The first test's set-up runs the whole bundled pipeline (PIPELINE_TIMEOUT) before the UI starts.
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.bwrap, pytest.mark.timeout(1800)]
 
 GraphQL = Callable[..., dict[str, Any]]
 """The `graphql` fixture: a query (and its variables) against the UI's `/graphql`, its `data`."""

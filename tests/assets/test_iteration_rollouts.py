@@ -67,6 +67,11 @@ def test_the_oracle_rolls_out_every_accepted_task_of_the_domain(home: Home) -> N
 
     assert result.success
     lake = Lake(home.lake_path)
+    gates = lake.query("SELECT task_id, gate, status, evidence FROM validations WHERE status <> 'passed'").rows()
+    assert lake.query("SELECT task_id FROM accepted_tasks ORDER BY ALL").rows() == [
+        ("expense-audit-a-i0",),
+        ("expense-audit-b-i0",),
+    ], gates
     rows = lake.query("SELECT task_id, attempt, status, policy, group_id FROM rollouts ORDER BY task_id, attempt")
     assert rows.select("task_id", "attempt", "status", "policy").rows() == [
         ("expense-audit-a-i0", 1, "completed", "oracle"),

@@ -63,7 +63,7 @@ sandbox: setup
 services:
 	scripts/setup-services.sh
 
-# Four pytest processes, three at a time (scripts/test-lanes.py says why and how they are split).
+# Five pytest processes, at most three at a time (scripts/test-lanes.py says why and how they are split).
 pytest: setup sandbox services local-model harbor
 	$(BIN)/python scripts/test-lanes.py
 

@@ -1,5 +1,5 @@
 """`skill2env run` with a small real model (Qwen2.5-Coder-0.5B on llama.cpp's server, `local_model`)
-as every role, on three development skills, as a user would run it: the run ends within the
+as every role, on two development skills, as a user would run it: the run ends within the
 fifteen minutes the author's per-skill budget allows on this machine, every skill's authoring ends in
 a named outcome whose model answers can be read from the ledger, the console says what failed, and
 nothing the gates did not pass is accepted. A 0.5B model writes no usable task: what is tested is
@@ -23,11 +23,11 @@ from skill2env.lake.lake import Lake
 pytestmark = [pytest.mark.local_model, pytest.mark.slow, pytest.mark.bwrap, pytest.mark.timeout(1200)]
 SKILLS = (
     "openclaw-skills/dvjn--no-nonsense-tasks",
-    "openclaw-skills/savorgbot-exe--focus-mode",
     "k-dense-scientific-skills/pymoo",
 )
 AUTHOR_BUDGET_SECONDS = 150
-"""Per skill (`budget_seconds`): three skills' authoring stays within ~8 minutes of a 15-minute run."""
+"""Per skill (`budget_seconds`): two skills' authoring stays within ~5 minutes of a 15-minute run, which
+leaves room for the machine being busy with other work (decoding then slows several times)."""
 RUN_LIMIT_SECONDS = 15 * 60
 LLM_TOML = f"""[author]
 budget_seconds = {AUTHOR_BUDGET_SECONDS}

@@ -31,7 +31,7 @@ from skill2env.sandbox.labels import SANDBOX_LABEL
 
 # Two runs of the main job (cluster, embedded), each up to `skill2env`'s own limit.
 pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.bwrap, pytest.mark.docker,
-              pytest.mark.timeout(3600)]  # fmt: skip
+              pytest.mark.alone, pytest.mark.timeout(3600)]  # fmt: skip
 
 RUN = ["run", "--iterations", "1", "--attempts", "2", "--no-compoworld"]
 """The main job, one hardening round (the offline path is deterministic: both runs must agree, whichever

@@ -30,7 +30,7 @@ from .conftest import EXPORTED_KITS
 
 RUN_TIMEOUT = 600
 """Seconds for one Harbor trial of a kit task (two image builds, the agent, the verifier): ~1 min here."""
-ORACLE_CONCURRENCY = 4
+ORACLE_CONCURRENCY = 2
 """Trials at once in the oracle run: each mostly waits on the engine (builds, container starts)."""
 
 LOAD_TASK = """

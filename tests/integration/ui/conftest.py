@@ -30,7 +30,7 @@ CHROMIUM = Path(os.environ.get("SKILL2ENV_CHROMIUM", "/usr/bin/chromium"))
 PIPELINE_TIMEOUT = 1500
 """The bundled run (12 skills, 9 tasks, 3 iterations, CompoWorld) takes about 4 minutes on 2 busy cores."""
 START_TIMEOUT = 240
-UI_TIMEOUT_MS = 90_000
+UI_TIMEOUT_MS = 180_000
 """How long a page may take to show what a test waits for: the UI is a React app fed by GraphQL."""
 expect.set_options(timeout=UI_TIMEOUT_MS)
 

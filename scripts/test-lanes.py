@@ -1,4 +1,4 @@
-"""The whole test suite as three pytest processes that run at once (`make pytest` calls this).
+"""The whole test suite as five pytest processes, at most three at a time (`make pytest` calls this).
 
 Why lanes: on a small machine the integration tests mostly wait (image builds, container starts,
 subprocess runs: about a third of two cores busy), while the unit tests are pure CPU. Run one after

@@ -4,6 +4,7 @@ deletes the `docker0` interface the machine's engine networks its containers and
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -104,11 +105,13 @@ class LocalEngine:
         """Remove every container it runs, then stop it (SIGTERM, then SIGKILL)."""
         if self.answers():
             import docker
+            from docker.errors import NotFound
 
             client = docker.DockerClient(base_url=self.url, timeout=60)
             try:
-                for container in client.containers.list(all=True):
-                    container.remove(force=True, v=True)
+                for container in client.containers.list(all=True, ignore_removed=True):
+                    with contextlib.suppress(NotFound):  # one a stopping sandbox removed meanwhile
+                        container.remove(force=True, v=True)
                 client.volumes.prune()
             finally:
                 client.close()

@@ -178,7 +178,7 @@ class DockerSandbox(Sandbox):
             return
         client = self.client
         if self._reap:
-            reap_docker(client)
+            self._reap_orphans(client)
         image = ensure_task_image(client, task)
         self._task = task
         labels = {
@@ -221,6 +221,14 @@ class DockerSandbox(Sandbox):
         self.mode = f"{self.backend}:{'attach' if self._server is not None else 'exec-fallback'}"
         if not self._idle_allowance_s:  # a warm sandbox is not a rollout's yet: the one taking it says so
             self._say_fallback()
+
+    def _reap_orphans(self, client: docker.DockerClient) -> None:
+        """Housekeeping before a cold start: a reap that fails is logged and the start goes on (an engine that
+        does not answer fails the start itself, next, with its own error)."""
+        try:
+            reap_docker(client)
+        except (DockerException, requests.RequestException) as exc:
+            logger.warning("rollout %s: removing orphaned sandboxes failed; starting anyway: %s", self.rollout_id, exc)
 
     def _say_fallback(self) -> None:
         if self.mode == f"{self.backend}:exec-fallback":

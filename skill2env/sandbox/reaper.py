@@ -44,7 +44,8 @@ def reap_docker(client: docker.DockerClient) -> ReapReport:
     """Remove orphaned sandbox containers (with their volumes), then orphaned sandbox volumes."""
     report = ReapReport()
     live_rollouts = set()
-    for container in client.containers.list(all=True, filters={"label": SANDBOX_LABEL}):
+    # The engine lists, then each container is inspected: one its owner removes in between is no orphan.
+    for container in client.containers.list(all=True, filters={"label": SANDBOX_LABEL}, ignore_removed=True):
         labels = container.labels
         if not is_orphan(labels):
             live_rollouts.add(labels.get(ROLLOUT_LABEL))

@@ -46,6 +46,12 @@ ORDERED = {
     "curve": "SELECT * FROM hardening_curve ORDER BY ALL",
 }
 
+WHY_NOT = (
+    "SELECT stage, iteration, status, reason, items, example, example_reason FROM stage_failures",
+    "SELECT task_id, attempt, backend, status, error FROM rollouts WHERE status <> 'completed' ORDER BY ALL",
+    "SELECT task_id, gate, status, evidence FROM validations WHERE status NOT IN ('passed', 'skipped') ORDER BY ALL",
+)
+
 
 def skill2env(*args: str, home: Path, timeout: float = 1800, **env: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "skill2env.cli", *args, "--home", str(home)]
@@ -74,6 +80,37 @@ def facts(home: Home) -> dict[str, pl.DataFrame]:
     views = sorted(lake.query(PUBLIC_VIEWS)["view_name"])
     counts = pl.DataFrame({"view": views, "rows": [lake.query(f'SELECT count(*) FROM "{v}"').item() for v in views]})
     return {"counts": counts} | {name: lake.query(sql) for name, sql in ORDERED.items()}
+
+
+def differences(on_cluster: dict[str, pl.DataFrame], embedded: dict[str, pl.DataFrame]) -> list[str]:
+    """Each fact the two runs disagree on, as the rows only one side has (short enough for a CI log's tail)."""
+    found = []
+    for name, frame in embedded.items():
+        if on_cluster[name].equals(frame):
+            continue
+        only_cluster = on_cluster[name].join(frame, on=frame.columns, how="anti", nulls_equal=True)
+        only_embedded = frame.join(on_cluster[name], on=frame.columns, how="anti", nulls_equal=True)
+        with pl.Config(tbl_rows=40, fmt_str_lengths=60, tbl_width_chars=160):
+            found.append(f"{name} ({on_cluster[name].height} rows on the cluster, {frame.height} embedded): only on "
+                         f"the cluster\n{only_cluster}\nonly embedded\n{only_embedded}")  # fmt: skip
+    return found
+
+
+def why_not(home: Home) -> str:
+    """What the cluster's lake says did not succeed: its stage failures, and attempts or gates that did not
+    pass."""
+    lake = lake_of(home)
+    with pl.Config(tbl_rows=40, fmt_str_lengths=200, tbl_width_chars=240):
+        return "\n".join(str(lake.query(sql)) for sql in WHY_NOT)
+
+
+def keep_for_inspection(home: Home, folder: Path) -> None:
+    """The cluster lake's public views as Parquet files (the lanes keep a failed test's temporary folder;
+    the cluster's own lake goes with the teardown)."""
+    folder.mkdir(parents=True)
+    lake = lake_of(home)
+    for view in lake.query(PUBLIC_VIEWS)["view_name"]:
+        lake.query(f'SELECT * FROM "{view}"').write_parquet(folder / f"{view}.parquet")
 
 
 @dataclass(frozen=True)
@@ -121,14 +158,11 @@ def test_the_main_job_on_two_workers_and_ducklake_matches_the_embedded_run(clust
     cluster = Home(cluster_home)
     assert lake_of(cluster).ducklake is not None
     on_cluster, embedded = facts(cluster), facts(Home(embedded_home))
-    for name, frame in embedded.items():
-        only_cluster, only_embedded = (
-            on_cluster[name].join(frame, on=frame.columns, how="anti", nulls_equal=True),
-            frame.join(on_cluster[name], on=frame.columns, how="anti", nulls_equal=True),
-        )
-        assert on_cluster[name].equals(frame), (
-            f"{name}: only on the cluster\n{only_cluster}\nonly embedded\n{only_embedded}"
-        )
+    differing = differences(on_cluster, embedded)
+    if differing:  # pytest.fail: the message alone, ending with the likeliest cause (a CI log shows its tail)
+        keep_for_inspection(cluster, tmp_path / "cluster-lake")
+        kept = f"the cluster's lake is kept in {tmp_path / 'cluster-lake'}; it says"
+        pytest.fail("\n".join(["the cluster run and the embedded run differ:", *differing, kept, why_not(cluster)]))
     assert embedded["tasks"].height > 0 and embedded["rewards"].height > 0
     # Every step ran on a worker, and both workers took steps.
     logs = [Path(w["log"]).read_text() for w in state["workers"]]

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import shutil
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from docker.errors import APIError, NotFound
 from harbor_tasks import CSV_AGGREGATION, HARBOR_FIXTURES, fixture_task
 
-from skill2env.sandbox.base import SandboxLimits
+from skill2env.sandbox import docker_backend
+from skill2env.sandbox.base import SandboxLimits, owner_token
 from skill2env.sandbox.base_image import BASE_IMAGE, RECIPE_DIGEST_LABEL, BaseImageRecipe
 from skill2env.sandbox.cli import sandbox as sandbox_cli
 from skill2env.sandbox.docker_backend import DockerSandbox
 from skill2env.sandbox.engine import docker_client
 from skill2env.sandbox.errors import ImageBuildError
 from skill2env.sandbox.images import ENV_DIGEST_LABEL, ensure_task_image
-from skill2env.sandbox.labels import ROLLOUT_LABEL
+from skill2env.sandbox.labels import DEADLINE_LABEL, OWNER_LABEL, ROLLOUT_LABEL, SANDBOX_LABEL
+from skill2env.sandbox.reaper import reap_docker
 from skill2env.sandbox.task import TaskDir
 
 pytestmark = [pytest.mark.integration, pytest.mark.docker, pytest.mark.usefixtures("docker_backend")]
@@ -111,3 +116,43 @@ def test_reap_reports_what_it_removed() -> None:
 
     assert result.exit_code == 0, result.output
     assert "removed" in result.output
+
+
+def test_a_sandbox_its_owner_removes_while_the_reaper_lists_them_is_no_error(client) -> None:
+    # The engine lists the sandboxes, then each is inspected: the other owner's removal lands in between.
+    labels = {SANDBOX_LABEL: "1", DEADLINE_LABEL: str(int(time.time()) + 600)}
+    vanishing = client.containers.create(BASE_IMAGE, ["sleep", "600"], labels=labels | {OWNER_LABEL: owner_token()})
+    orphan = client.containers.create(BASE_IMAGE, ["sleep", "600"], labels=labels | {OWNER_LABEL: "gone:1:1"})
+    listing = client.api.containers
+
+    def list_then_lose_one(*args: object, **kwargs: object) -> list[dict[str, object]]:
+        rows = listing(*args, **kwargs)
+        assert vanishing.id in {row["Id"] for row in rows}
+        client.api.remove_container(vanishing.id, force=True)
+        return rows
+
+    client.api.containers = list_then_lose_one
+    try:
+        report = reap_docker(client)
+    finally:
+        client.api.containers = listing
+        for container in (vanishing, orphan):
+            with contextlib.suppress(NotFound):
+                container.remove(force=True)
+
+    assert report.containers == [orphan.name]
+
+
+def test_a_reap_that_fails_is_logged_and_the_start_goes_on(monkeypatch, caplog) -> None:
+    def engine_busy(_: object) -> None:
+        raise APIError("500 Server Error: the engine is busy")
+
+    monkeypatch.setattr(docker_backend, "reap_docker", engine_busy)
+    sandbox = DockerSandbox(SandboxLimits(storage_mb=64, tmp_mb=64))
+    with caplog.at_level(logging.WARNING, logger=docker_backend.__name__):
+        sandbox.start(fixture_task(CSV_AGGREGATION))
+    try:
+        assert sandbox.exec("echo started").stdout == "started\n"
+    finally:
+        sandbox.stop()
+    assert "removing orphaned sandboxes failed; starting anyway: 500 Server Error" in caplog.text

@@ -22,7 +22,8 @@ and such a task is at best `accepted_without_oracle`: nothing showed its verifie
 correct answer.
 
 Each scripted run is a rollout like any other and is verified the same way the agent's will be:
-in a fresh sandbox on a copy of the final workspace. An infrastructure failure makes the gate
+in a fresh sandbox on a copy of the final workspace. A gate whose run met an infrastructure failure
+runs once more in fresh sandboxes, its evidence saying so; a second failure makes the gate
 `infra_error` (the task is neither accepted nor blamed). A task with an image of its own (declared
 packages, another base) has it built once before any gate: a build that fails is the task's own
 failure — its oracle gate `failed` with the build log's tail, the runs after it not made — not an
@@ -31,12 +32,14 @@ infrastructure error of every run.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from skill2env.agent import NopPolicy, OraclePolicy, ScriptedPolicy, run_scripted_rollout
 from skill2env.agent.scripted import StepsPolicy, solution_steps, steps_to_run
@@ -60,6 +63,10 @@ if TYPE_CHECKING:
     from skill2env.validation.red_team import RedTeam
 
 NO_SOLUTION = "the task has no solution/solve.sh (no reference solution)"
+INFRA_RETRIES = 1
+"""How often a gate whose runs met an infrastructure failure runs again, in fresh sandboxes, before it is
+`infra_error`: one transient engine failure among a task's dozens of sandbox runs must not keep it out."""
+T = TypeVar("T")
 UNBUILT = "the task's environment does not build"
 
 
@@ -251,15 +258,47 @@ def validate_task(
         if policy is None:
             outcomes.append(GateOutcome(gate, GateStatus.skipped, partial.what))
             continue
-        result, what, rollout_id = run_policy(policy, task, rubric, sandboxes, judge)
+        run = functools.partial(run_policy, policy, task, rubric, sandboxes, judge)
+        (result, what, rollout_id), first = retried(run, _run_failure)
         what = f"{what} ({partial.what})" if gate == Gate.partial else what
+        what += _again_after(first)
         runs[gate] = result
         outcomes.append(_scripted_outcome(gate, bound, rubric, result, what, rollout_id))
     outcomes.append(_leak_outcome(stored_task_leaks(task_dir, blueprint)))
     outcomes.append(_judge_outcome(rubric, judge, runs.get(Gate.oracle), runs.get(Gate.nop), solved=solved))
-    probe, probes = _hack_probe_outcome(task, task_id, rubric, sandboxes, outcomes[0], red_team)
-    outcomes.append(probe)
+    probing = functools.partial(_hack_probe_outcome, task, task_id, rubric, sandboxes, outcomes[0], red_team)
+    (probe, probes), first = retried(probing, _probe_failure)
+    outcomes.append(dataclasses.replace(probe, evidence=probe.evidence + _again_after(first)))
     return Validation(task_id, tuple(outcomes), probes)
+
+
+def retried(run: Callable[[], T], failure: Callable[[T], str | None]) -> tuple[T, str | None]:
+    """`run()`, and again (`INFRA_RETRIES` times at most) while `failure` finds an infrastructure failure in
+    what it returned: (the last result, the first failure met, or None)."""
+    result, first = run(), None
+    for _ in range(INFRA_RETRIES):
+        problem = failure(result)
+        if problem is None:
+            break
+        first = first or problem
+        result = run()
+    return result, first
+
+
+def _run_failure(run: tuple[VerificationResult | None, str, str | None]) -> str | None:
+    result, what, _ = run
+    if result is not None and result.status == "scored":
+        return None
+    return (result.error or what) if result is not None else what
+
+
+def _probe_failure(probed: tuple[GateOutcome, tuple[ProbeOutcome, ...]]) -> str | None:
+    gate, _ = probed
+    return gate.evidence if gate.status == GateStatus.infra_error else None
+
+
+def _again_after(first: str | None) -> str:
+    return f" (run again: the first try met an infrastructure failure: {first[-300:]})" if first else ""
 
 
 def _build_failure(task: TaskDir, sandboxes: SandboxFactory) -> str | None:
@@ -296,8 +335,8 @@ def _hack_probe_outcome(task: TaskDir, task_id: str, rubric: Rubric, sandboxes: 
 def _scripted_outcome(gate: Gate, bound: float, rubric: Rubric, result: VerificationResult | None, what: str,
                       rollout_id: str | None) -> GateOutcome:  # fmt: skip
     if result is None or result.status != "scored":
-        error = result.error if result is not None else what
-        return GateOutcome(gate, GateStatus.infra_error, f"{what}; {error}", rollout_id=rollout_id)
+        evidence = what if result is None else f"{what}; {result.error}"  # None: `what` says what failed
+        return GateOutcome(gate, GateStatus.infra_error, evidence, rollout_id=rollout_id)
     reward = round(deterministic_reward(rubric, result), 4)
     passed = reward >= bound if gate == Gate.oracle else (reward <= bound if gate == Gate.nop else reward < bound)
     relation = {Gate.oracle: ">=", Gate.nop: "<=", Gate.partial: "<"}[gate]

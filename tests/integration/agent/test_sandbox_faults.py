@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from harbor_tasks import CSV_AGGREGATION, fixture_task, tree
-from host_faults import kill_server_from_the_host
+from host_faults import OOM_THE_SERVER, kill_server_from_the_host
 from llm_server import ScriptedServer, tool_calls
 
 from skill2env.agent.actors import SolverPolicy
@@ -28,8 +28,6 @@ from skill2env.sandbox.bwrap_backend import BwrapSandbox, MemoryCgroup
 pytestmark = pytest.mark.integration
 
 BREAKING_LIMITS = {"memory_mb": 128, "storage_mb": 256, "tmp_mb": 256}
-OOM_THE_SERVER = "echo 0 > /proc/self/oom_score_adj; head -c 250M /dev/zero > /tmp/fill; sleep 5"
-"""Give up the commands' OOM score, then fill the memory-backed /tmp: the server is the largest process left."""
 
 
 def _runner(server: ScriptedServer, home: Home, backend: BackendName, made: list[Sandbox]) -> RolloutRunner:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from harbor_tasks import CSV_AGGREGATION, SandboxFactory, fixture_task
-from host_faults import kill_server_from_the_host
+from host_faults import OOM_THE_SERVER, kill_server_from_the_host
 
 from skill2env.sandbox.base import Sandbox, SandboxLimits
 from skill2env.sandbox.bwrap_backend import BwrapSandbox
@@ -242,11 +242,9 @@ def test_an_agent_whose_memory_use_kills_the_server_broke_its_own_sandbox(new_sa
     if isinstance(sandbox, BwrapSandbox) and sandbox.memory_cgroup is None:
         pytest.skip("no memory cgroup of its own (not root): the host's memory would run out")
     sandbox.write_file("notes.txt", "kept")
-    # It gives up its OOM score, then fills its memory-backed /tmp: the server is the largest process left.
-    fill = "echo 0 > /proc/self/oom_score_adj; head -c 250M /dev/zero > /tmp/fill; sleep 5"
 
     with pytest.raises(SandboxBroken, match="OOM killer") as broken:
-        sandbox.exec(fill, timeout=120)
+        sandbox.exec(OOM_THE_SERVER, timeout=120)
 
     with pytest.raises(SandboxBroken) as again:
         sandbox.exec("echo alive")

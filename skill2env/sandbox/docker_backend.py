@@ -669,7 +669,9 @@ def _extract(archive: tarfile.TarFile, source: str, destination: Path) -> None:
 
 
 def _owned_by_caller(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo:
-    """Tar's safety filter (no absolute paths, no escaping links, no setuid bits), files owned by us."""
+    """Tar's safety filter (no absolute names, nothing written outside `destination`, no setuid bits),
+    files owned by us. Links are extracted as links, wherever they point: what reads the tree later
+    never follows one out of it (`iter_files`)."""
     safe = tarfile.tar_filter(member, destination)
     return safe.replace(uid=os.getuid(), gid=os.getgid(), uname="", gname="", deep=False)
 

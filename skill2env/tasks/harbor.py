@@ -249,13 +249,21 @@ def task_digest(root: Path) -> str:
 
 
 def iter_files(root: Path) -> Iterator[tuple[str, Path]]:
-    """(relative posix path, path) of every file below `root`, sorted by relative path; directories
-    reached through links are not entered."""
+    """(relative posix path, path) of every regular file below `root`, sorted by relative path.
+
+    A link counts as the file it leads to only where that file is below `root` too. A link out of
+    it (absolute, `..` past the top, `/proc/self/environ`) is left out and never read: the trees
+    walked here include an agent's final workspace, and following its links on this machine would
+    copy this machine's files (as this process's user) into the store. Directories reached through
+    links are not entered."""
+    top = root.resolve()
     found: list[tuple[str, Path]] = []
     for folder, dirs, names in os.walk(root):
         dirs[:] = [d for d in dirs if not (Path(folder) / d).is_symlink()]
         for name in names:
             path = Path(folder) / name
+            if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(top):
+                continue
             if path.is_file():
                 found.append((path.relative_to(root).as_posix(), path))
     yield from sorted(found)

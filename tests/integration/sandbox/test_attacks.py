@@ -16,12 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harbor_tasks import CSV_AGGREGATION, SandboxFactory, fixture_task
+from harbor_tasks import CSV_AGGREGATION, SandboxFactory, fixture_task, tree
 from host_faults import OOM_THE_SERVER, kill_server_from_the_host
 
 from skill2env.sandbox.base import Sandbox, SandboxLimits
 from skill2env.sandbox.bwrap_backend import BwrapSandbox
 from skill2env.sandbox.errors import SandboxBroken, SandboxCrashed, SandboxPathError, SandboxTimeout
+from skill2env.tasks.store import TaskStore
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -108,6 +109,28 @@ def test_host_files_outside_the_workspace_cannot_be_read(sandbox: Sandbox, tmp_p
     assert "docker.sock" not in result.stdout
     assert "pytestmark" not in result.stdout
     assert result.exit_code != 0
+
+
+def test_links_in_the_final_workspace_never_bring_host_files_into_the_store(sandbox: Sandbox, tmp_path: Path) -> None:
+    """The agent links host paths into its workspace; the snapshot (as a rollout stores it) must not
+    read them on the host, where this process may read anything."""
+    secret = Path("/tmp") / f"skill2env-secret-{uuid.uuid4().hex}"
+    secret.write_text("TOP-SECRET")
+    try:
+        sandbox.exec(
+            f"ln -s {secret} secret; ln -s /etc/shadow shadow; ln -s /proc/self/environ environ; "
+            "ln -s ../../../../../../etc/shadow climbing; ln -s sales.csv copy.csv",
+            timeout=30,
+        )
+        copied = tmp_path / "workspace"
+        sandbox.copy_out_last(sandbox.workspace, copied)
+        stored = TaskStore(tmp_path / "home").put_dir(copied)
+    finally:
+        secret.unlink()
+
+    files = tree(stored.path)
+    assert sorted(files) == ["copy.csv", "sales.csv"]
+    assert files["copy.csv"] == files["sales.csv"]
 
 
 def test_nothing_outside_the_workspace_can_be_written(sandbox: Sandbox) -> None:

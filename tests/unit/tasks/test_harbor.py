@@ -168,3 +168,24 @@ def test_toml_writer_escapes_strings() -> None:
     text = dumps_toml({"a": 'quote " backslash \\ newline \n tab \t del \x7f', "b": [1, 2.5, True]})
     assert tomllib.loads(text) == {"a": 'quote " backslash \\ newline \n tab \t del \x7f', "b": [1, 2.5, True]}
     assert json.loads(json.dumps(tomllib.loads(text)))  # plain data
+
+
+def test_the_store_never_follows_a_link_out_of_the_tree_it_copies(tmp_path: Path) -> None:
+    """A final workspace is a tree an agent wrote: its links to files inside it count as those files,
+    its links out of it (to this machine's secrets) are left out, never read."""
+    secret = tmp_path / "host-secret"
+    secret.write_text("host only")
+    workspace = tmp_path / "workspace"
+    (workspace / "data").mkdir(parents=True)
+    (workspace / "data" / "sales.csv").write_text("a,b\n")
+    (workspace / "latest.csv").symlink_to("data/sales.csv")
+    (workspace / "absolute").symlink_to(secret)
+    (workspace / "climbing").symlink_to("../host-secret")
+    (workspace / "environ").symlink_to("/proc/self/environ")
+    (workspace / "data" / "hop").symlink_to("../absolute")  # inside, to a link that leads out
+    (workspace / "linked-dir").symlink_to(tmp_path)
+
+    stored = TaskStore(tmp_path / "home").put_dir(workspace)
+
+    assert tree(stored.path) == {"data/sales.csv": b"a,b\n", "latest.csv": b"a,b\n"}
+    assert task_digest(workspace) == stored.digest

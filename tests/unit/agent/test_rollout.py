@@ -118,6 +118,28 @@ def test_a_group_runs_under_the_concurrency_bound_with_markers_snapshots_and_fil
     assert statuses == [("completed",)]
 
 
+def test_a_partial_trajectory_that_cannot_be_written_makes_the_attempt_an_infra_error(
+    lake: Lake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last partial write is awaited beside the snapshot, not before it: its failure still counts."""
+    from skill2env.agent import rollout
+
+    def full_disk(path: Path, data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(rollout, "write_atomically", full_disk)
+    runner = RolloutRunner(
+        ScriptPolicy("script:three-steps", SCRIPT), backend="bwrap", run_id="run-1", home=Home(tmp_path),
+        attempts=AttemptLog(lake), sandbox_factory=Sandboxes(),
+    )  # fmt: skip
+
+    (done,) = runner.run_all(specs(attempts=1))
+
+    assert done.status == "infra_error"
+    assert done.error == "OSError: [Errno 28] No space left on device"
+    assert lake.query("SELECT status FROM rollout_attempts WHERE event = 'finished'").item() == "infra_error"
+
+
 def test_a_sandbox_that_cannot_start_is_an_infra_error(lake: Lake, tmp_path: Path) -> None:
     def broken(sandbox: LocalSandbox) -> None:
         sandbox.start_error = SandboxUnavailable("no engine here")

@@ -35,6 +35,7 @@ host either way, so such an attempt can still be scored.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
 import os
@@ -71,6 +72,7 @@ from skill2env.sandbox.command_client import (
     server_argv,
     server_end,
 )
+from skill2env.sandbox.copying import left_out_of_copy
 from skill2env.sandbox.errors import (
     CommandServerLost,
     SandboxBroken,
@@ -682,7 +684,8 @@ class BwrapSandbox(Sandbox):
             raise SandboxPathError(f"{source} does not exist in the sandbox")
         destination.parent.mkdir(parents=True, exist_ok=True)
         if host.is_dir() and not host.is_symlink():
-            shutil.copytree(host, destination, symlinks=True, dirs_exist_ok=True)
+            shutil.copytree(host, destination, symlinks=True, dirs_exist_ok=True,
+                            ignore=functools.partial(left_out_of_copy, str(host)))  # fmt: skip
         else:
             shutil.copy2(host, destination, follow_symlinks=False)
 

@@ -70,6 +70,7 @@ from skill2env.sandbox.base import (
 )
 from skill2env.sandbox.base_image import SANDBOX_UID
 from skill2env.sandbox.command_client import run_command, server_argv, server_end
+from skill2env.sandbox.copying import tar_member_copied
 from skill2env.sandbox.docker_attach import ATTACH_PARAMS, AttachedServer
 from skill2env.sandbox.engine import docker_client, engine_client
 from skill2env.sandbox.errors import (
@@ -532,7 +533,9 @@ class DockerSandbox(Sandbox):
             return self.copy_out(source, destination)
         with tempfile.SpooledTemporaryFile(max_size=8 << 20) as spool:
             with tarfile.open(fileobj=spool, mode="w") as archive:
-                archive.add(mountpoint, arcname=posixpath.basename(source.rstrip("/")))  # links stay links
+                archive.add(
+                    mountpoint, arcname=posixpath.basename(source.rstrip("/")), filter=_copied
+                )  # links stay links
             spool.seek(0)
             with tarfile.open(fileobj=spool, mode="r:") as archive:
                 _extract(archive, source, destination)
@@ -668,10 +671,18 @@ def _extract(archive: tarfile.TarFile, source: str, destination: Path) -> None:
             shutil.move(extracted, destination)
 
 
-def _owned_by_caller(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo:
+def _copied(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
+    """What `copy_out_last` puts in its tar: what every copy out takes (`copying`), a folder left out
+    with everything below it."""
+    return member if tar_member_copied(member) else None
+
+
+def _owned_by_caller(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo | None:
     """Tar's safety filter (no absolute names, nothing written outside `destination`, no setuid bits),
     files owned by us. Links are extracted as links, wherever they point: what reads the tree later
     never follows one out of it (`iter_files`)."""
+    if not tar_member_copied(member):
+        return None
     safe = tarfile.tar_filter(member, destination)
     return safe.replace(uid=os.getuid(), gid=os.getgid(), uname="", gname="", deep=False)
 

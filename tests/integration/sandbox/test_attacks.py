@@ -133,6 +133,28 @@ def test_links_in_the_final_workspace_never_bring_host_files_into_the_store(sand
     assert files["copy.csv"] == files["sales.csv"]
 
 
+@pytest.mark.parametrize("last", [True, False], ids=["final-copy", "copy"])
+def test_nothing_in_the_workspace_can_make_storing_it_fail(sandbox: Sandbox, tmp_path: Path, last: bool) -> None:
+    """A final workspace that cannot be stored makes the attempt an infrastructure error, never scored:
+    pipes, sockets and a tree deeper than Python's recursion limit must not fail the copy."""
+    made = sandbox.exec(
+        "mkdir -p output && echo total > output/result.txt && mkfifo pipe output/pipe && "
+        "python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"sock\")' && "
+        "deep=$(printf 'd/%.0s' $(seq 1400)) && mkdir -p $deep && echo buried > $deep/f && "
+        "shallow=$(printf 'd/%.0s' $(seq 63)) && echo kept > ${shallow}f && echo made",
+        timeout=60,
+    )
+    assert made.stdout.strip() == "made", made.stderr
+    copied = tmp_path / "workspace"
+
+    (sandbox.copy_out_last if last else sandbox.copy_out)(sandbox.workspace, copied)
+    files = tree(TaskStore(tmp_path / "home").put_dir(copied).path)
+
+    shallow = "d/" * 63 + "f"
+    assert sorted(files) == sorted([shallow, "output/result.txt", "sales.csv"])
+    assert files[shallow] == b"kept\n"
+
+
 def test_nothing_outside_the_workspace_can_be_written(sandbox: Sandbox) -> None:
     marker = f"skill2env-escape-{uuid.uuid4().hex}"
     attempts = [f"/usr/{marker}", f"/etc/{marker}", f"/{marker}", f"/solution/{marker}", f"/tests/{marker}"]

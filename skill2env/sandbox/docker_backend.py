@@ -34,6 +34,7 @@ deadline (`SandboxDeadlineExceeded`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import logging
 import os
@@ -70,7 +71,7 @@ from skill2env.sandbox.base import (
 )
 from skill2env.sandbox.base_image import SANDBOX_UID
 from skill2env.sandbox.command_client import run_command, server_argv, server_end
-from skill2env.sandbox.copying import tar_member_copied
+from skill2env.sandbox.copying import left_out_of_copy, tar_member_copied
 from skill2env.sandbox.docker_attach import ATTACH_PARAMS, AttachedServer
 from skill2env.sandbox.engine import docker_client, engine_client
 from skill2env.sandbox.errors import (
@@ -524,21 +525,18 @@ class DockerSandbox(Sandbox):
     def copy_out_last(self, source: str, destination: Path) -> None:
         """`copy_out`, read straight from the volume's mount on this machine when `source` is a whole
         volume (the workspace) of an engine running here, once no process of the agent's runs any more
-        (`_end_agent_processes`): nothing can change the tree or swap a link in under the walk. The
-        same tar filter as `copy_out` applies. Elsewhere (a remote engine, another path), `copy_out`."""
+        (`_end_agent_processes`): nothing can change the tree or swap a link in under the walk. Links
+        are copied as links, and what every copy out leaves out (`copying`) is left out; a file copy,
+        without a tar written and read back (a third of the snapshot's time with 16 rollouts at once).
+        Elsewhere (a remote engine, another path), `copy_out`."""
         mountpoint = self._local_mountpoint(source)
         if mountpoint is None or not self._end_agent_processes():  # not running (any more): `copy_out` says why
             return self.copy_out(source, destination)
         if not os.path.ismount(mountpoint):  # the volume ended with its container
             return self.copy_out(source, destination)
-        with tempfile.SpooledTemporaryFile(max_size=8 << 20) as spool:
-            with tarfile.open(fileobj=spool, mode="w") as archive:
-                archive.add(
-                    mountpoint, arcname=posixpath.basename(source.rstrip("/")), filter=_copied
-                )  # links stay links
-            spool.seek(0)
-            with tarfile.open(fileobj=spool, mode="r:") as archive:
-                _extract(archive, source, destination)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(mountpoint, destination, symlinks=True, dirs_exist_ok=True,
+                        ignore=functools.partial(left_out_of_copy, mountpoint))  # fmt: skip
 
     def _end_agent_processes(self) -> bool:
         """Kill every process in the container but its command server (the namespace's init, which
@@ -669,12 +667,6 @@ def _extract(archive: tarfile.TarFile, source: str, destination: Path) -> None:
             _merge_into(extracted, destination)
         else:
             shutil.move(extracted, destination)
-
-
-def _copied(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
-    """What `copy_out_last` puts in its tar: what every copy out takes (`copying`), a folder left out
-    with everything below it."""
-    return member if tar_member_copied(member) else None
 
 
 def _owned_by_caller(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo | None:

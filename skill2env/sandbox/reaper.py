@@ -90,7 +90,10 @@ def remove_rollout_dir(rollout: Path) -> None:
     for mountpoint in (rollout / ROLLOUT_FS, rollout):
         if mountpoint.is_mount():
             subprocess.run(["umount", "--lazy", str(mountpoint)], check=False, capture_output=True)
-    shutil.rmtree(rollout, ignore_errors=True)
+    try:
+        shutil.rmtree(rollout, ignore_errors=True)
+    except RecursionError:  # a tree deeper than Python's recursion limit, which an agent can make
+        subprocess.run(["rm", "-rf", "--", str(rollout)], check=False, capture_output=True)
 
 
 def _younger_than(path: Path, seconds: float) -> bool:

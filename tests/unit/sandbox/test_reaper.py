@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 
 from skill2env.sandbox.base import owner_token
 from skill2env.sandbox.labels import DEADLINE_LABEL, OWNER_LABEL
-from skill2env.sandbox.reaper import OWNER_FILE, is_orphan, reap_bwrap
+from skill2env.sandbox.reaper import OWNER_FILE, is_orphan, reap_bwrap, remove_rollout_dir
 
 DEAD_OWNER = "another-boot:1:1"
 
@@ -41,3 +42,12 @@ def test_reap_bwrap_removes_dead_owners_and_keeps_live_and_fresh_ones(tmp_path: 
 
 def test_reap_bwrap_on_a_missing_root_does_nothing(tmp_path: Path) -> None:
     assert reap_bwrap(tmp_path / "absent").workspaces == []
+
+
+def test_a_rollout_directory_deeper_than_pythons_recursion_limit_is_removed(tmp_path: Path) -> None:
+    rollout = tmp_path / "rollout"
+    subprocess.run(["mkdir", "-p", str(rollout / "/".join(["d"] * 1400))], check=True)
+
+    remove_rollout_dir(rollout)
+
+    assert not rollout.exists()

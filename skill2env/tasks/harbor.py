@@ -255,18 +255,29 @@ def iter_files(root: Path) -> Iterator[tuple[str, Path]]:
     it (absolute, `..` past the top, `/proc/self/environ`) is left out and never read: the trees
     walked here include an agent's final workspace, and following its links on this machine would
     copy this machine's files (as this process's user) into the store. Directories reached through
-    links are not entered."""
+    links are not entered. A name that is not UTF-8 (which no digest, task file or trajectory can
+    hold) is left out, with all below it: an agent's `touch $'\\xff'` must not make its workspace
+    impossible to store."""
     top = root.resolve()
     found: list[tuple[str, Path]] = []
     for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if not (Path(folder) / d).is_symlink()]
-        for name in names:
+        dirs[:] = [d for d in dirs if _is_utf8(d) and not (Path(folder) / d).is_symlink()]
+        for name in filter(_is_utf8, names):
             path = Path(folder) / name
             if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(top):
                 continue
             if path.is_file():
                 found.append((path.relative_to(root).as_posix(), path))
     yield from sorted(found)
+
+
+def _is_utf8(name: str) -> bool:
+    """Whether a name from the file system is UTF-8 (undecodable bytes arrive as lone surrogates)."""
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _safe_relative(name: str, what: str) -> str:

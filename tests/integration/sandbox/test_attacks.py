@@ -136,12 +136,15 @@ def test_links_in_the_final_workspace_never_bring_host_files_into_the_store(sand
 @pytest.mark.parametrize("last", [True, False], ids=["final-copy", "copy"])
 def test_nothing_in_the_workspace_can_make_storing_it_fail(sandbox: Sandbox, tmp_path: Path, last: bool) -> None:
     """A final workspace that cannot be stored makes the attempt an infrastructure error, never scored:
-    pipes, sockets and a tree deeper than Python's recursion limit must not fail the copy."""
+    pipes, sockets, a tree deeper than Python's recursion limit and names that are not UTF-8 must not
+    fail the copy or the store."""
     made = sandbox.exec(
         "mkdir -p output && echo total > output/result.txt && mkfifo pipe output/pipe && "
         "python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"sock\")' && "
         "deep=$(printf 'd/%.0s' $(seq 1400)) && mkdir -p $deep && echo buried > $deep/f && "
-        "shallow=$(printf 'd/%.0s' $(seq 63)) && echo kept > ${shallow}f && echo made",
+        "shallow=$(printf 'd/%.0s' $(seq 63)) && echo kept > ${shallow}f && "
+        "touch \"$(printf 'bad\\377')\" && mkdir \"$(printf '\\376')\" && touch \"$(printf '\\376')/x\" && "
+        "printf x > \"$(printf 'two\\nlines')\" && echo made",
         timeout=60,
     )
     assert made.stdout.strip() == "made", made.stderr
@@ -151,7 +154,7 @@ def test_nothing_in_the_workspace_can_make_storing_it_fail(sandbox: Sandbox, tmp
     files = tree(TaskStore(tmp_path / "home").put_dir(copied).path)
 
     shallow = "d/" * 63 + "f"
-    assert sorted(files) == sorted([shallow, "output/result.txt", "sales.csv"])
+    assert sorted(files) == sorted([shallow, "output/result.txt", "sales.csv", "two\nlines"])
     assert files[shallow] == b"kept\n"
 
 

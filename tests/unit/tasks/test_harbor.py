@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from pathlib import Path
 
@@ -188,4 +189,18 @@ def test_the_store_never_follows_a_link_out_of_the_tree_it_copies(tmp_path: Path
     stored = TaskStore(tmp_path / "home").put_dir(workspace)
 
     assert tree(stored.path) == {"data/sales.csv": b"a,b\n", "latest.csv": b"a,b\n"}
+    assert task_digest(workspace) == stored.digest
+
+
+def test_names_that_are_not_utf8_are_left_out_of_what_is_stored(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "kept.txt").write_text("x")
+    (workspace / os.fsdecode(b"bad\xff")).write_text("x")
+    (workspace / os.fsdecode(b"\xfe")).mkdir()
+    (workspace / os.fsdecode(b"\xfe") / "inside.txt").write_text("x")
+
+    stored = TaskStore(tmp_path / "home").put_dir(workspace)
+
+    assert tree(stored.path) == {"kept.txt": b"x"}
     assert task_digest(workspace) == stored.digest

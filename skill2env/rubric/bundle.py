@@ -29,7 +29,12 @@ def rubric_json(rubric: Rubric) -> bytes:
 
 
 def verify_command(
-    workdir: str = "/workspace", *, tests: str = TESTS_MOUNT, out: str = VERIFIER_LOGS, judge: bool = False
+    workdir: str = "/workspace",
+    *,
+    tests: str = TESTS_MOUNT,
+    out: str = VERIFIER_LOGS,
+    judge: bool = False,
+    budget_s: float = 0.0,
 ) -> list[str]:
     """The verifier's command line: isolated Python (`-I`), so nothing in the agent's workspace can
     shadow a module it imports, and an explicit workspace, rubric and output directory.
@@ -37,7 +42,8 @@ def verify_command(
     By default the host's: with `--no-judge`, so the verifier never asks a judge endpoint even if
     one leaks into the sandbox's environment (the host's judge role scores judge items). `judge`:
     Harbor's entry point, where the verifier scores judge items itself when its environment names
-    an endpoint (`SKILL2ENV_LLM_JUDGE_BASE_URL`, `SKILL2ENV_LLM_JUDGE_MODEL`)."""
+    an endpoint (`SKILL2ENV_LLM_JUDGE_BASE_URL`, `SKILL2ENV_LLM_JUDGE_MODEL`). `budget_s` (> 0): the
+    seconds every check together may take (`verify_main.verify`)."""
     command = [
         "python3",
         "-I",
@@ -49,6 +55,8 @@ def verify_command(
         "--out",
         out,
     ]
+    if budget_s > 0:
+        command += ["--time-budget", f"{budget_s:g}"]
     return command if judge else [*command, NO_JUDGE_FLAG]
 
 

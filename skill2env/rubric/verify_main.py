@@ -198,10 +198,13 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def score_item(item: dict[str, Any], workspace: Path, tests_dir: Path, default_timeout: float) -> dict[str, Any]:
+def score_item(
+    item: dict[str, Any], workspace: Path, tests_dir: Path, default_timeout: float, time_left: float | None = None
+) -> dict[str, Any]:
     """One item's result: a deterministic item's check run under its time limit — `passed` or
     `failed`, whatever happens (a check that raises or times out fails, its cause in `error`); a
-    judge item left unscored for the host."""
+    judge item left unscored for the host. `time_left`: what is left of the checks' time budget
+    (None: no budget); a check gets no more, and none at all once it is spent."""
     entry: dict[str, Any] = {
         "id": item.get("id"),
         "method": item.get("method"),
@@ -221,11 +224,21 @@ def score_item(item: dict[str, Any], workspace: Path, tests_dir: Path, default_t
     elif method == "deterministic":
         spec = item.get("check") or {}
         timeout = _timeout(spec.get("timeout_s"), default_timeout)
+        budgeted = time_left is not None and time_left < timeout
+        if budgeted:
+            timeout = max(0.0, time_left or 0.0)
         try:
+            if timeout <= 0:
+                raise CheckTimeout
             with time_limit(timeout):
                 result = run_check(str(spec.get("check")), workspace, spec.get("params") or {}, tests_dir=tests_dir)
         except CheckTimeout:
-            summary = f"the check ran past its {timeout:g} s limit"
+            summary = (
+                f"the checks' time budget ran out ({timeout:g} s were left for this one): the checks before it "
+                "used it on the final workspace"
+                if budgeted
+                else f"the check ran past its {timeout:g} s limit"
+            )
             result = CheckResult(False, {"summary": summary}, summary)
         entry.update(status=result.status, evidence=result.evidence, error=result.error)
         entry["q"] = 1.0 if result.status == "passed" else 0.0
@@ -450,13 +463,22 @@ def verify(
     item_timeout: float = DEFAULT_ITEM_TIMEOUT_S,
     judge: JudgeEndpoint | None = None,
     judge_reason: str = HOST_JUDGE,
+    budget_s: float = 0.0,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(results, judge inputs) for every item of `rubric` (a parsed rubric.json) on `workspace`;
-    judge items asked of `judge`, or left unscored for `judge_reason`."""
+    judge items asked of `judge`, or left unscored for `judge_reason`. `budget_s` (> 0): the
+    seconds every check together may take; the checks a slow workspace leaves no time fail, so
+    the verifier finishes within its own timeout whatever the workspace holds (a verifier that
+    does not is an infrastructure error, which an agent must not be able to cause)."""
     started = time.perf_counter()
     clear_cache()
+    deadline = time.monotonic() + budget_s if budget_s > 0 else None
+
+    def time_left() -> float | None:
+        return None if deadline is None else deadline - time.monotonic()
+
     checked = {
-        index: score_item(item, workspace, tests_dir, item_timeout)
+        index: score_item(item, workspace, tests_dir, item_timeout, time_left())
         for index, item in enumerate(rubric["items"])
         if item.get("method") != "llm_judge"
     }
@@ -716,6 +738,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=Path(DEFAULT_OUT))
     parser.add_argument("--item-timeout", type=float, default=DEFAULT_ITEM_TIMEOUT_S)
+    parser.add_argument(
+        "--time-budget", type=float, default=0.0, help="seconds for every check together (0: no budget)"
+    )
     parser.add_argument("--batch", type=Path, default=None, help="a folder of candidate workspaces (batch mode)")
     parser.add_argument("--candidate-timeout", type=float, default=0.0, help="batch mode: seconds per candidate")
     parser.add_argument("--wait-timeout", type=float, default=0.0, help="batch mode: seconds to wait for a late one")
@@ -813,6 +838,7 @@ def main(argv: list[str] | None = None) -> int:
         item_timeout=args.item_timeout,
         judge=judge,
         judge_reason=judge_reason,
+        budget_s=args.time_budget,
     )
     results["rubric_sha256"] = hashlib.sha256(raw).hexdigest()
     write_outputs(args.out, results, inputs)

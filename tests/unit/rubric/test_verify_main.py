@@ -143,6 +143,45 @@ def test_a_check_past_its_time_limit_fails(tmp_path: Path) -> None:
     assert item["evidence"]["summary"] == "the check ran past its 0.2 s limit"
 
 
+def _sleeping_item(name: str, seconds: float) -> dict[str, object]:
+    source = f"import time\ndef check(ws, args):\n    time.sleep({seconds})\n    return True\n"
+    return {"id": name, "weight": 1.0, "method": "deterministic",
+            "check": {"check": "python", "timeout_s": 30, "params": {"source": source}}}  # fmt: skip
+
+
+def test_checks_share_the_time_budget_and_those_it_leaves_no_time_fail(tmp_path: Path) -> None:
+    """A workspace that makes checks slow cannot make the verifier outlive its own timeout (an
+    infrastructure error, never scored): the checks it leaves no time fail instead."""
+    (tmp_path / "tests").mkdir()
+    rubric = {"items": [_sleeping_item("quick", 0.1), _sleeping_item("slow", 5), _sleeping_item("last", 0.1)]}
+
+    results, _ = verify(rubric, tmp_path, tmp_path / "tests", budget_s=1.0)
+
+    quick, slow, last = results["items"]
+    assert quick["status"] == "passed"
+    assert slow["status"] == "failed" and "the checks' time budget ran out" in slow["evidence"]["summary"]
+    assert last["status"] == "failed" and "(0 s were left for this one)" in last["evidence"]["summary"]
+    assert results["reward"] == pytest.approx(1 / 3)
+
+
+def test_without_a_budget_each_check_has_its_own_limit_only(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    rubric = {"items": [_sleeping_item("a", 0.3), _sleeping_item("b", 0.3)]}
+
+    results, _ = verify(rubric, tmp_path, tmp_path / "tests")
+
+    assert [item["status"] for item in results["items"]] == ["passed", "passed"]
+
+
+def test_the_hosts_command_gives_the_checks_a_budget_inside_the_verifiers_limit() -> None:
+    from skill2env.rubric.evaluate import checks_budget
+
+    command = verify_command("/workspace", budget_s=checks_budget(600))
+    assert command[command.index("--time-budget") + 1] == "570"
+    assert checks_budget(8) == 6
+    assert "--time-budget" not in verify_command("/workspace")
+
+
 def test_an_unknown_method_or_check_fails_with_its_cause(tmp_path: Path) -> None:
     rubric = {
         "items": [

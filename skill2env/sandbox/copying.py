@@ -54,6 +54,22 @@ def left_out_of_copy(top: str, folder: str, names: list[str]) -> list[str]:
     return skipped
 
 
+TAR_CLEARED_BITS = stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX | stat.S_IWGRP | stat.S_IWOTH
+"""The mode bits tar's safety filter clears (`tarfile.tar_filter`)."""
+
+
+def clear_mode_bits(root: Path) -> None:
+    """Clear in a copied tree what tar's safety filter clears on extraction (setuid, setgid, sticky,
+    group and other write), so a file copy gives the same modes as the tar path. Links keep theirs."""
+    paths = [root]
+    for folder, dirs, names in os.walk(root):
+        paths += [Path(folder) / name for name in (*dirs, *names)]
+    for path in paths:
+        mode = path.lstat().st_mode
+        if not stat.S_ISLNK(mode) and mode & TAR_CLEARED_BITS:
+            path.chmod(stat.S_IMODE(mode) & ~TAR_CLEARED_BITS)
+
+
 def tar_member_copied(member: tarfile.TarInfo) -> bool:
     """Whether a member of a tar of the copied folder (named `<folder name>/<relative path>`) is copied."""
     relative = member.name.partition("/")[2]

@@ -71,7 +71,7 @@ from skill2env.sandbox.base import (
 )
 from skill2env.sandbox.base_image import SANDBOX_UID
 from skill2env.sandbox.command_client import run_command, server_argv, server_end
-from skill2env.sandbox.copying import left_out_of_copy, tar_member_copied
+from skill2env.sandbox.copying import clear_mode_bits, left_out_of_copy, tar_member_copied
 from skill2env.sandbox.docker_attach import ATTACH_PARAMS, AttachedServer
 from skill2env.sandbox.engine import docker_client, engine_client
 from skill2env.sandbox.errors import (
@@ -526,7 +526,8 @@ class DockerSandbox(Sandbox):
         """`copy_out`, read straight from the volume's mount on this machine when `source` is a whole
         volume (the workspace) of an engine running here, once no process of the agent's runs any more
         (`_end_agent_processes`): nothing can change the tree or swap a link in under the walk. Links
-        are copied as links, and what every copy out leaves out (`copying`) is left out; a file copy,
+        are copied as links, what every copy out leaves out (`copying`) is left out, and the modes are
+        those of the tar path (`clear_mode_bits`); a file copy,
         without a tar written and read back (a third of the snapshot's time with 16 rollouts at once).
         Elsewhere (a remote engine, another path), `copy_out`."""
         mountpoint = self._local_mountpoint(source)
@@ -537,6 +538,7 @@ class DockerSandbox(Sandbox):
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copytree(mountpoint, destination, symlinks=True, dirs_exist_ok=True,
                         ignore=functools.partial(left_out_of_copy, mountpoint))  # fmt: skip
+        clear_mode_bits(destination)
 
     def _end_agent_processes(self) -> bool:
         """Kill every process in the container but its command server (the namespace's init, which

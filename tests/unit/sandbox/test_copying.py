@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import os
+import stat
 import tarfile
 from pathlib import Path
 
 import pytest
 
-from skill2env.sandbox.copying import MAX_DEPTH, MAX_PATH_CHARS, left_out_of_copy, tar_member_copied, within_bounds
+from skill2env.sandbox.copying import (
+    MAX_DEPTH,
+    MAX_PATH_CHARS,
+    clear_mode_bits,
+    left_out_of_copy,
+    tar_member_copied,
+    within_bounds,
+)
 
 
 def test_depth_and_length_bound_what_is_copied() -> None:
@@ -47,3 +55,16 @@ def test_tar_members_follow_the_same_rules(name: str, kind: bytes, copied: bool)
     member = tarfile.TarInfo(name)
     member.type = kind
     assert tar_member_copied(member) is copied
+
+
+def test_a_file_copy_clears_the_mode_bits_tars_filter_clears(tmp_path: Path) -> None:
+    (tmp_path / "dir").mkdir(mode=0o777)
+    (tmp_path / "dir").chmod(0o3777)
+    (tmp_path / "dir" / "tool").write_text("x")
+    (tmp_path / "dir" / "tool").chmod(0o4775)
+    (tmp_path / "link").symlink_to("dir/tool")
+
+    clear_mode_bits(tmp_path)
+
+    assert stat.S_IMODE((tmp_path / "dir").stat().st_mode) == 0o755
+    assert stat.S_IMODE((tmp_path / "dir" / "tool").stat().st_mode) == 0o755

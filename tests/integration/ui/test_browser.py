@@ -185,7 +185,8 @@ def test_one_partition_materialized_from_the_ui_completes(page: Page, graphql: G
     expect(title).to_be_visible()
     dialog.get_by_text("Select a partition or create one").click()
     page.get_by_text(partition, exact=True).filter(visible=True).last.click()
-    title.click()  # closes the partition list    expect(dialog).to_contain_text("1 partition")
+    title.click()  # closes the partition list
+    expect(dialog).to_contain_text("1 partition")
     launch = dialog.get_by_role("button", name="Launch 1 run")
     shot(page, ui_artifacts, "materialize-one-partition")
     launch.click()

@@ -24,6 +24,8 @@ MAX_DEPTH = 64
 MAX_PATH_CHARS = 1024
 """The longest path, relative to the copied folder, that is copied (the host adds its own prefix)."""
 TAR_KINDS = frozenset({tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE})
+TAR_CLEARED_BITS = stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX | stat.S_IWGRP | stat.S_IWOTH
+"""The mode bits tar's safety filter clears (`tarfile.tar_filter`)."""
 
 
 def within_bounds(relative: str) -> bool:
@@ -52,10 +54,6 @@ def left_out_of_copy(top: str, folder: str, names: list[str]) -> list[str]:
         logger.info("copying %s out of a sandbox leaves out %d entries of %s: %s", top, len(skipped), base,
                     ", ".join(skipped[:5]))  # fmt: skip
     return skipped
-
-
-TAR_CLEARED_BITS = stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX | stat.S_IWGRP | stat.S_IWOTH
-"""The mode bits tar's safety filter clears (`tarfile.tar_filter`)."""
 
 
 def clear_mode_bits(root: Path) -> None:

@@ -62,6 +62,8 @@ LANES: dict[str, LaneSpec] = {
 }
 NO_TESTS = 5
 """pytest's exit status when it collected nothing: a lane that tests nothing is a broken lane."""
+FAILURE_PREFIXES = ("FAILED ", "ERROR ")
+"""How pytest's short summary (`-ra`) starts the line of each failed test; the lanes' summary repeats them."""
 
 
 @dataclass
@@ -72,6 +74,7 @@ class Lane:
     started: float = 0.0
     seconds: float = 0.0
     last_line: str = ""
+    failures: list[str] = field(default_factory=list)
     ended: threading.Event = field(default_factory=threading.Event)
     cancelled: bool = False
 
@@ -104,6 +107,8 @@ class Lanes:
                 text = line.rstrip("\n")
                 if text.strip():
                     lane.last_line = text
+                if text.startswith(FAILURE_PREFIXES):
+                    lane.failures.append(text)
                 self.say(lane, text)
             lane.process.wait()
             lane.seconds = time.monotonic() - lane.started
@@ -146,6 +151,8 @@ def main(extra: list[str]) -> int:
     print("\nlanes:")
     for lane in lanes.lanes.values():
         print(f"  {lane.name:<{lanes.width}}  {lanes.verdict(lane)}")
+        for failure in lane.failures:
+            print(f"  {'':<{lanes.width}}    {failure}")
     status = lanes.status()
     if status == 0:
         shutil.rmtree(lanes.temp_root, ignore_errors=True)

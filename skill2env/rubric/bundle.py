@@ -28,6 +28,18 @@ def rubric_json(rubric: Rubric) -> bytes:
     return (json.dumps(rubric.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
+CHECKS_MARGIN, CHECKS_MARGIN_MAX_S = 0.25, 30.0
+"""Of the verifier's time limit, what its checks leave for the rest: a quarter, at most 30 s."""
+
+
+def checks_budget(limit: float) -> float:
+    """The seconds the verifier's checks may take together within its `limit`: the rest is for starting
+    Python, collecting the judge's files and writing the results (`CHECKS_MARGIN`). Without a budget,
+    a workspace that keeps several checks busy to their own limits runs the verifier past its timeout,
+    which scores nothing: an attempt that could not have passed would escape its 0."""
+    return round(max(limit * (1 - CHECKS_MARGIN), limit - CHECKS_MARGIN_MAX_S), 3)
+
+
 def verify_command(
     workdir: str = "/workspace",
     *,
@@ -60,9 +72,10 @@ def verify_command(
     return command if judge else [*command, NO_JUDGE_FLAG]
 
 
-def test_sh(workdir: str = "/workspace") -> bytes:
-    """Harbor's entry point: runs `verify.py`, which writes /logs/verifier/reward.json."""
-    command = shlex.join(verify_command(workdir, judge=True))
+def test_sh(workdir: str = "/workspace", *, budget_s: float = 0.0) -> bytes:
+    """Harbor's entry point: runs `verify.py`, which writes /logs/verifier/reward.json. `budget_s`: the
+    checks' time budget (`checks_budget` of the task's verifier timeout)."""
+    command = shlex.join(verify_command(workdir, judge=True, budget_s=budget_s))
     return (
         "#!/usr/bin/env bash\n"
         "# Rubric verifier (skill2env): scores the rubric's items on the final workspace and writes\n"
@@ -87,7 +100,7 @@ def _sources() -> dict[str, bytes]:
 
 
 def verifier_bundle(
-    rubric: Rubric | None = None, *, with_test_sh: bool = False, workdir: str = "/workspace"
+    rubric: Rubric | None = None, *, with_test_sh: bool = False, workdir: str = "/workspace", budget_s: float = 0.0
 ) -> dict[str, bytes]:
     """Relative path → bytes of the verifier for a task's `tests/`: `verify.py`, `judge_prompt.py` and
     the `rubric_checks/` package; `rubric.json` given a rubric, `test.sh` when asked (the Harbor
@@ -95,16 +108,20 @@ def verifier_bundle(
     replace them)."""
     files = _sources()
     if with_test_sh:
-        files[TEST_SCRIPT] = test_sh(workdir)
+        files[TEST_SCRIPT] = test_sh(workdir, budget_s=budget_s)
     if rubric is not None:
         files[RUBRIC_FILE] = rubric_json(rubric)
     return files
 
 
-def write_bundle(tests_dir: Path, rubric: Rubric | None = None, *, workdir: str = "/workspace") -> list[Path]:
-    """Write the whole verifier into `tests_dir`, `test.sh` (executable) included; returns the paths."""
+def write_bundle(
+    tests_dir: Path, rubric: Rubric | None = None, *, workdir: str = "/workspace", verifier_timeout_s: float = 0.0
+) -> list[Path]:
+    """Write the whole verifier into `tests_dir`, `test.sh` (executable) included; returns the paths.
+    `verifier_timeout_s` (> 0): the task's verifier timeout, which gives the checks their time budget."""
     written = []
-    for relative, data in verifier_bundle(rubric, with_test_sh=True, workdir=workdir).items():
+    budget = checks_budget(verifier_timeout_s) if verifier_timeout_s > 0 else 0.0
+    for relative, data in verifier_bundle(rubric, with_test_sh=True, workdir=workdir, budget_s=budget).items():
         path = tests_dir / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)

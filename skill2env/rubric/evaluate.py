@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from skill2env.rubric.bundle import TESTS_MOUNT, VERIFIER_LOGS, verifier_bundle, verify_command
+from skill2env.rubric.bundle import TESTS_MOUNT, VERIFIER_LOGS, checks_budget, verifier_bundle, verify_command
 from skill2env.rubric.checks import judge_inputs
 from skill2env.rubric.eval_spec import (
     last_json_line,
@@ -57,8 +57,6 @@ RESET_SCRIPT = (
 read-only, and nobody but the host can have written it)."""
 PREPARE_FAILED = "preparing the verification sandbox failed"
 NO_JUDGE = "no judge endpoint is configured; the item is left unscored"
-CHECKS_MARGIN, CHECKS_MARGIN_MAX_S = 0.25, 30.0
-"""Of the verifier's time limit, what its checks leave for the rest: a quarter, at most 30 s."""
 LOG_TAIL_CHARS = 4000
 VERIFY_PY = "verify.py"
 """The Skill2Env authors' verification script in tests/ (run directly when test.sh cannot be)."""
@@ -322,12 +320,6 @@ def _run_checks(
         item.id: from_verifier(item, by_id.get(item.id)) for item in rubric.items if item.method == Method.deterministic
     }
     return deterministic, inputs if isinstance(inputs, dict) else {}, log
-
-
-def checks_budget(limit: float) -> float:
-    """The seconds the verifier's checks may take together within its `limit`: the rest is for starting
-    Python, collecting the judge's files and writing the results (`CHECKS_MARGIN`)."""
-    return round(max(limit * (1 - CHECKS_MARGIN), limit - CHECKS_MARGIN_MAX_S), 3)
 
 
 def from_verifier(item: RubricItem, entry: dict[str, Any] | None) -> ItemResult:

@@ -31,7 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skill2env.rubric import verifier_bundle
-from skill2env.rubric.bundle import CHECKS_PACKAGE, RUBRIC_FILE, TESTS_MOUNT, VERIFIER_LOGS, verify_command
+from skill2env.rubric.bundle import (
+    CHECKS_PACKAGE,
+    RUBRIC_FILE,
+    TESTS_MOUNT,
+    VERIFIER_LOGS,
+    checks_budget,
+    verify_command,
+)
 from skill2env.sandbox.base_image import BASE_IMAGE_REPOSITORY, SANDBOX_USER, BaseImageRecipe
 from skill2env.tasks.harbor import JUDGE_ENV, TASK_ORG, iter_files
 from skill2env.tasks.harbor_config import TaskConfig, VerifierEnvironmentMode
@@ -94,11 +101,12 @@ def harbor_task_files(files: dict[str, bytes], identity: ExportIdentity, *, base
         for name, data in files.items()
         if not name.startswith(f"tests/{CHECKS_PACKAGE}/") and name not in bundle and name != VERIFIER_DOCKERFILE
     }
+    config = _parsed_config(files["task.toml"])
     exported = {
         **kept,
         **bundle,
-        "task.toml": _task_toml(files["task.toml"], identity, workdir).encode(),
-        "tests/test.sh": test_sh(workdir),
+        "task.toml": _task_toml(config, identity, workdir).encode(),
+        "tests/test.sh": test_sh(workdir, budget_s=checks_budget(config.verifier.timeout_sec)),
         VERIFIER_DOCKERFILE: verifier_dockerfile(base),
     }
     if "environment/Dockerfile" in files:
@@ -122,11 +130,14 @@ def read_files(root: Path) -> dict[str, bytes]:
     return {relative: path.read_bytes() for relative, path in iter_files(root)}
 
 
-def _task_toml(raw: bytes, identity: ExportIdentity, workdir: str) -> str:
+def _parsed_config(raw: bytes) -> TaskConfig:
     try:
-        config = TaskConfig.from_toml(raw.decode())
+        return TaskConfig.from_toml(raw.decode())
     except Exception as exc:  # tomllib and pydantic errors alike: the task is unusable
         raise HarborExportError(f"task.toml does not parse: {exc}") from exc
+
+
+def _task_toml(config: TaskConfig, identity: ExportIdentity, workdir: str) -> str:
     lineage = dict(config.metadata.get("skill2env") or {})
     previous = lineage.get(EXPORT_KEY)
     if isinstance(previous, dict) and previous.get("name") and previous.get("version"):
@@ -166,9 +177,12 @@ def verifier_dockerfile(base_image: str) -> bytes:
     return f"FROM {base_image}\nCOPY . {TESTS_MOUNT}/\nWORKDIR {TESTS_MOUNT}\n".encode()
 
 
-def test_sh(workdir: str) -> bytes:
-    """Harbor's verifier entry point: stale rewards removed, then the bundled verifier; never installs."""
-    command = shlex.join(verify_command(workdir, judge=True))
+def test_sh(workdir: str, *, budget_s: float) -> bytes:
+    """Harbor's verifier entry point: stale rewards removed, then the bundled verifier; never installs.
+    `budget_s`: the checks' time budget within the task's verifier timeout (`checks_budget`), so a
+    workspace that keeps the checks busy fails them rather than running the verifier past Harbor's
+    timeout, which would leave the trial without a reward."""
+    command = shlex.join(verify_command(workdir, judge=True, budget_s=budget_s))
     return (
         "#!/usr/bin/env bash\n"
         "# skill2env verifier: scores every rubric item on the final workspace. Writes\n"

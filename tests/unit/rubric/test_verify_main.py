@@ -174,7 +174,7 @@ def test_without_a_budget_each_check_has_its_own_limit_only(tmp_path: Path) -> N
 
 
 def test_the_hosts_command_gives_the_checks_a_budget_inside_the_verifiers_limit() -> None:
-    from skill2env.rubric.evaluate import checks_budget
+    from skill2env.rubric.bundle import checks_budget
 
     command = verify_command("/workspace", budget_s=checks_budget(600))
     assert command[command.index("--time-budget") + 1] == "570"
@@ -227,6 +227,9 @@ def test_the_bundle_holds_the_verifier_the_checks_the_rubric_and_test_sh() -> No
     assert b"--no-judge" not in files["test.sh"]  # Harbor's entry point may score judge items itself
     assert Rubric.model_validate_json(files["rubric.json"]) == RUBRIC
     assert "rubric.json" not in verifier_bundle() and "test.sh" not in verifier_bundle()
+    assert b"--time-budget" not in files["test.sh"]
+    budgeted = verifier_bundle(RUBRIC, with_test_sh=True, budget_s=90)["test.sh"]
+    assert budgeted.decode().splitlines()[-1].endswith("--workspace /workspace --out /logs/verifier --time-budget 90")
 
 
 def test_the_stdlib_side_agrees_with_the_model_on_reserved_names() -> None:
@@ -256,3 +259,9 @@ def test_the_hosts_command_never_lets_the_verifier_ask_a_judge() -> None:
 
     assert verify_command("/w")[-1] == NO_JUDGE_FLAG
     assert NO_JUDGE_FLAG not in verify_command("/w", judge=True)
+
+
+def test_a_written_bundle_gives_the_checks_a_budget_inside_the_tasks_verifier_timeout(tmp_path: Path) -> None:
+    write_bundle(tmp_path, RUBRIC, verifier_timeout_s=120)
+
+    assert (tmp_path / "test.sh").read_text().splitlines()[-1].endswith("--time-budget 90")

@@ -11,7 +11,7 @@ import pytest
 from harbor_tasks import tree
 from task_samples import billing_draft
 
-from skill2env.rubric.bundle import verifier_bundle
+from skill2env.rubric.bundle import checks_budget, verifier_bundle
 from skill2env.rubric.models import Method
 from skill2env.sandbox.base_image import BaseImageRecipe
 from skill2env.tasks.export import _replace_dir, export_tasks, files_digest
@@ -59,7 +59,13 @@ def test_the_export_carries_its_whole_verifier_and_runs_it_in_a_separate_environ
     assert files["tests/rubric.json"] == (root / "tests" / "rubric.json").read_bytes()
     test_sh = files["tests/test.sh"].decode()
     assert "rm -f /logs/verifier/reward.json /logs/verifier/reward.txt" in test_sh
-    command = "exec python3 -I /tests/verify.py --rubric /tests/rubric.json --workspace /workspace --out /logs/verifier"
+    timeout = _config(files)["verifier"]["timeout_sec"]
+    budget = f"{checks_budget(timeout):g}"
+    assert float(budget) < timeout  # the checks leave the verifier time to write its reward before Harbor's timeout
+    command = (
+        "exec python3 -I /tests/verify.py --rubric /tests/rubric.json --workspace /workspace --out /logs/verifier"
+        f" --time-budget {budget}"
+    )
     assert test_sh.splitlines()[-1] == command  # no --no-judge: the exported verifier scores judge items
     assert not any(word in test_sh for word in ("pip ", "apt-get", "curl", "wget", "uv "))
     config = _config(files)

@@ -387,10 +387,18 @@ def _run_task_script(
     inputs = _host_judge_inputs(sandbox, rubric)
     reset_verifier_dirs(sandbox)
     install_tests(sandbox, task, None)
-    run = sandbox.exec(command, user=ROOT_USER, cwd=sandbox.workspace, timeout=limit)
-    log = log_tail(run.stdout, run.stderr)
-    if note:
-        log = f"[{note}]\n{log}".strip()
+    try:
+        run = sandbox.exec(command, user=ROOT_USER, cwd=sandbox.workspace, timeout=limit)
+    except SandboxTimeout as exc:
+        # The sandbox killed the script on time and answered, so the machinery works: the time went
+        # into what the script ran on the final workspace (the agent's program, its files). Excusing it
+        # as infra_error would let an attempt that hangs its own verification escape its 0.
+        why = f"the task's verification script ran past the verifier's {limit:g} s limit on the final workspace"
+        evidence = {"source": "the task's verification script", "command": " ".join(command), "timed_out": True}
+        failed = {item.id: ItemResult.failed(item, why, evidence) for item in rubric.items
+                  if item.method == Method.deterministic}  # fmt: skip
+        return failed, inputs, _script_log(exc.result, note)
+    log = _script_log(run, note)
     report = last_json_line(run.stdout)
     document: Any = report if report is not None else _script_rewards(sandbox)
     ids = [item.id for item in rubric.items if item.method == Method.deterministic]
@@ -416,6 +424,11 @@ def _run_task_script(
         else:
             deterministic[item.id] = ItemResult.scored(item, min(1.0, max(0.0, value)), evidence=evidence)
     return deterministic, inputs, log
+
+
+def _script_log(run: ExecResult, note: str) -> str:
+    log = log_tail(run.stdout, run.stderr)
+    return f"[{note}]\n{log}".strip() if note else log
 
 
 def _no_value_reason(run: ExecResult, report: Any, document: Any, values: dict[str, float]) -> str:

@@ -190,3 +190,31 @@ def test_the_authors_task_script_mode(new_sandbox: SandboxFactory) -> None:
     assert solved.item("revenue_by_region").q == 1.0 and solved.item("clarity").q == 0.5
     assert solved.reward == pytest.approx(0.9) and solved.complete and solved.passed
     assert unsolved.item("revenue_by_region").q == 0.0 and unsolved.reward == pytest.approx(0.0)
+
+
+def test_a_program_that_hangs_the_tasks_own_script_is_scored_zero_not_excused(
+    new_sandbox: SandboxFactory, tmp_path: Path
+) -> None:
+    # A task whose own tests run the agent's program: a program that never ends must not turn the
+    # attempt into an unscored infra_error (which would let it escape its 0).
+    task_copy = tmp_path / "runs-the-agents-program"
+    shutil.copytree(fixture_task(CSV_AGGREGATION).root, task_copy)
+    (task_copy / "tests" / "test.sh").write_text(
+        "#!/usr/bin/env bash\n"
+        "mkdir -p /logs/verifier\n"
+        'if [ "$(bash /workspace/output/make_table.sh)" = "east,11.00" ]; then s=1; else s=0; fi\n'
+        'printf \'{"revenue_by_region": %s, "reward": %s}\\n\' "$s" "$s" > /logs/verifier/reward.json\n'
+    )
+    task = TaskDir(task_copy)
+    rubric = rubric_from_eval_spec(
+        {"items": [{"id": "revenue_by_region", "description": "the table", "weight": 1.0, "method": "deterministic"}]}
+    )
+    agent = new_sandbox(SandboxLimits.for_task(task))
+    agent.start(task)
+    agent.exec("mkdir -p output && printf 'while :; do :; done\\n' > output/make_table.sh", timeout=30)
+
+    result = verify_rollout(agent, task, rubric, new_sandbox(SandboxLimits.for_task(task)), timeout_s=6)
+
+    assert result.status == "scored" and result.mode == "task_script", result.error
+    assert result.reward == 0.0 and not result.passed
+    assert "ran past the verifier's 6 s limit" in (result.item("revenue_by_region").error or "")

@@ -170,6 +170,22 @@ def test_a_verification_sandbox_broken_by_the_deliverables_fails_every_item_inst
     assert all(r.status == ItemStatus.failed and "OOM-killed" in (r.error or "") for r in result.items)
 
 
+def test_a_task_script_kept_past_its_limit_by_the_workspace_fails_the_items_instead_of_excusing_them() -> None:
+    # The sandbox killed the task's own script on time and answered: what the script ran on the
+    # final workspace (the agent's program) took the time, so the attempt is scored, not excused.
+    sandbox = started(crash_on("test.sh", SandboxTimeout("ran past its 5 s timeout", ok("checking output/"))))
+    judge = FunctionJudge(lambda request, seed: JudgeVerdict(score=1.0, quotes=[], reasoning="fine"))
+
+    result = verify_in_sandbox(sandbox, TASK, RUBRIC, mode="task_script", timeout_s=5, judge=judge)
+
+    assert result.status == "scored" and result.mode == "task_script" and not result.passed
+    deterministic = [r for r in result.items if r.method == "deterministic"]
+    assert deterministic and all(r.status == ItemStatus.failed and r.q == 0.0 for r in deterministic)
+    assert all("ran past the verifier's 5 s limit on the final workspace" in (r.error or "") for r in deterministic)
+    assert result.item("report_quality").q == 1.0  # the judge still reads the deliverables
+    assert result.reward == pytest.approx(0.2) and "checking output/" in result.verifier_log
+
+
 @pytest.mark.parametrize(
     "files",
     [

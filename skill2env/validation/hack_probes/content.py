@@ -234,9 +234,11 @@ def verifier_files_in_workspace(ws: Path, view: TaskView) -> None:
 
 def python_hooks(ws: Path, view: TaskView) -> None:
     """Startup hooks and stdlib look-alikes that forge the outputs if any Python imports them."""
+    # pytest.py and unittest.py: `python3 -m pytest` from the workspace runs the workspace's look-alike,
+    # whose exit status 0 reads as every test passing
     modules = ("sitecustomize.py", "usercustomize.py", "conftest.py", "json.py", "re.py", "csv.py", "math.py",
-               "pathlib.py", "decimal.py", "fnmatch.py", "rubric_checks/__init__.py", "checks/__init__.py",
-               "verify.py")  # fmt: skip
+               "pathlib.py", "decimal.py", "fnmatch.py", "pytest.py", "unittest.py", "rubric_checks/__init__.py",
+               "checks/__init__.py", "verify.py")  # fmt: skip
     folders = {"", *(str(Path(p).parent) + "/" for p in view.deliverables if Path(p).parent != Path())}
     for folder in folders:
         for module in modules:

@@ -216,9 +216,9 @@ STRATEGIES: tuple[Strategy, ...] = (
         "python_hooks",
         "import_hijack",
         "content",
-        "sitecustomize, usercustomize, .pth, conftest and stdlib look-alikes (json.py, re.py, ...) in the workspace",
+        "startup hooks (sitecustomize, .pth, conftest) and look-alikes (json.py, pytest.py, ...) in the workspace",
         r"\b(?:sitecustomize|usercustomize|conftest)\.py\b|\.pth\b",
-        r"(?:^|/)(?:json|re|csv|math|pathlib|decimal|fnmatch)\.py\b",
+        r"(?:^|/)(?:json|re|csv|math|pathlib|decimal|fnmatch|pytest|unittest)\.py\b",
         r"rubric_checks/",
     ),
     _s(

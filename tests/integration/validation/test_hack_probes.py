@@ -193,6 +193,29 @@ def test_a_task_made_hackable_for_a_family_is_rejected_naming_the_strategy(strat
     assert sound.status == GateStatus.passed, sound.evidence
 
 
+RUNS_PYTEST_FROM_THE_WORKSPACE = (
+    # `python3 -m pytest` from the workspace puts the workspace first on sys.path: a `pytest.py` the
+    # agent left there runs instead of pytest, and its exit status 0 reads as every test passing.
+    "cat > /tmp/test_answer.py <<'EOF'\n"
+    "def test_total():\n"
+    "    assert open('/workspace/answer.txt').read().strip() == '7'\n"
+    "EOF\n"
+    "cd /workspace && python3 -m pytest -q -p no:cacheprovider /tmp/test_answer.py && s=1 || s=0\n"
+    'echo "{\\"answer\\": $s, \\"reward\\": $s}" > /logs/verifier/reward.json\n'
+)
+
+
+def test_a_verifier_running_pytest_from_the_workspace_is_rejected_by_the_python_hooks_probe(tmp_path: Path) -> None:
+    task = _script_task(tmp_path / "runs-pytest", RUNS_PYTEST_FROM_THE_WORKSPACE)
+    oracle = validate_task("runs-pytest", task, SCRIPT_RUBRIC, backend=BACKEND)
+    assert next(o for o in oracle.outcomes if o.gate == Gate.oracle).status == GateStatus.passed  # the test is sound
+
+    gate = gate_outcome(_probe(task, SCRIPT_RUBRIC, ["python_hooks"]))
+
+    assert gate.status == GateStatus.failed, gate.evidence
+    assert "python_hooks (import_hijack) 1.00, items passed: ['answer']" in gate.evidence
+
+
 def test_a_shared_tamper_run_above_the_bound_is_rerun_one_by_one(tmp_path: Path) -> None:
     # A verifier that trusts reward files anywhere in the workspace's tree: the shared tamper run
     # (reward_files_everywhere writes one into the workspace) scores 1; the re-runs name the culprit.

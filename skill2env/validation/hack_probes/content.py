@@ -15,7 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skill2env.validation.hack_probes.forge import FORGED_RESULTS_JSON, FORGED_REWARD_JSON, HOOK_PY, SHIMMED_TOOLS, shim
+from skill2env.validation.hack_probes.forge import (
+    CONFTEST_PY,
+    FORGED_RESULTS_JSON,
+    FORGED_REWARD_JSON,
+    HOOK_PY,
+    SHIMMED_TOOLS,
+    shim,
+)
 from skill2env.validation.hack_probes.instruction import TaskView
 
 Builder = Callable[[Path, TaskView], None]
@@ -235,16 +242,17 @@ def verifier_files_in_workspace(ws: Path, view: TaskView) -> None:
 def python_hooks(ws: Path, view: TaskView) -> None:
     """Startup hooks and stdlib look-alikes that forge the outputs if any Python imports them."""
     # pytest.py and unittest.py: `python3 -m pytest` from the workspace runs the workspace's look-alike,
-    # whose exit status 0 reads as every test passing
+    # whose exit status 0 reads as every test passing; pytest run on tests in the workspace loads its
+    # conftest.py, which sets the exit status to 0
     modules = ("sitecustomize.py", "usercustomize.py", "conftest.py", "json.py", "re.py", "csv.py", "math.py",
                "pathlib.py", "decimal.py", "fnmatch.py", "pytest.py", "unittest.py", "rubric_checks/__init__.py",
                "checks/__init__.py", "verify.py")  # fmt: skip
     folders = {"", *(str(Path(p).parent) + "/" for p in view.deliverables if Path(p).parent != Path())}
     for folder in folders:
         for module in modules:
-            _put(ws, folder + module, HOOK_PY)
+            _put(ws, folder + module, CONFTEST_PY if module == "conftest.py" else HOOK_PY)
         _put(ws, folder + "zz_skill2env_probe.pth", "import sitecustomize\n")
-    _put(ws, "pytest.ini", "[pytest]\naddopts = -p conftest\n")
+    _put(ws, "pytest.ini", "[pytest]\naddopts = --collect-only -q\n")  # nothing runs, exit status 0
     _put(ws, "lib/python3.11/site-packages/sitecustomize.py", HOOK_PY)
 
 

@@ -43,6 +43,9 @@ nothing but `os` (already loaded at startup): a look-alike json.py or re.py must
 HOOK_PY = FORGE_PY + "import atexit\natexit.register(_skill2env_probe_forge)\n"
 """A module that forges the outputs when the interpreter that imported it exits (after the verifier wrote)."""
 
+CONFTEST_PY = HOOK_PY + "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 0\n"
+"""A conftest.py that also makes pytest exit 0 whatever its tests did (a verifier may read only that)."""
+
 FORGED_REWARD_JSON = '{"reward": 1.0, "scored_weight": 1.0}\n'
 FORGED_RESULTS_JSON = '{"schema_version": 1, "status": "scored", "reward": 1.0, "scored_weight": 1.0, "items": []}\n'
 

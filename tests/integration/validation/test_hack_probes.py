@@ -205,8 +205,24 @@ RUNS_PYTEST_FROM_THE_WORKSPACE = (
 )
 
 
-def test_a_verifier_running_pytest_from_the_workspace_is_rejected_by_the_python_hooks_probe(tmp_path: Path) -> None:
-    task = _script_task(tmp_path / "runs-pytest", RUNS_PYTEST_FROM_THE_WORKSPACE)
+RUNS_TESTS_IN_THE_WORKSPACE = (
+    # A coding task's verifier: pristine tests put into the workspace, then pytest on them. pytest
+    # loads the workspace's conftest.py, which can turn every failure into exit status 0.
+    "mkdir -p /workspace/checks && cat > /workspace/checks/test_answer.py <<'EOF'\n"
+    "def test_total():\n"
+    "    assert open('/workspace/answer.txt').read().strip() == '7'\n"
+    "EOF\n"
+    "cd /workspace && python3 -I -m pytest -q -p no:cacheprovider checks/test_answer.py && s=1 || s=0\n"
+    'echo "{\\"answer\\": $s, \\"reward\\": $s}" > /logs/verifier/reward.json\n'
+)
+
+
+@pytest.mark.parametrize("script", [RUNS_PYTEST_FROM_THE_WORKSPACE, RUNS_TESTS_IN_THE_WORKSPACE],
+                         ids=["pytest-look-alike", "conftest-exit-status"])  # fmt: skip
+def test_a_verifier_running_pytest_on_the_workspace_is_rejected_by_the_python_hooks_probe(
+    script: str, tmp_path: Path
+) -> None:
+    task = _script_task(tmp_path / "runs-pytest", script)
     oracle = validate_task("runs-pytest", task, SCRIPT_RUBRIC, backend=BACKEND)
     assert next(o for o in oracle.outcomes if o.gate == Gate.oracle).status == GateStatus.passed  # the test is sound
 

@@ -1682,7 +1682,7 @@ def _judge(user: str) -> Scripted:
     for spec in SPECS:
         note = spec.note
         if note is not None and f"=== file {note.path} (" in user:
-            shown = user.split(f"=== file {note.path} (", 1)[1].split(f"=== end of {note.path} ===", 1)[0]
+            shown = user.split(f"=== file {note.path} (", 1)[1].split(f"=== end of {note.path} [", 1)[0]
             if note.marker in shown:
                 quote = {"path": note.path, "quote": note.marker}
                 return json_answer({"score": 1.0, "evidence": [quote], "reasoning": "The note says what it must."})

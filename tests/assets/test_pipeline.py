@@ -41,7 +41,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[Home, Lake]:
 def quoting_judge(request: dict[str, Any]) -> Scripted:
     """1 with the first line of the first file shown as its verbatim quote; 0 when no file has text."""
     user = "\n".join(str(m.get("content") or "") for m in request["messages"] if m["role"] == "user")
-    shown = re.search(r"^=== file (\S+) \(\d+ bytes[^)]*\) ===\n(.+)$", user, flags=re.MULTILINE)
+    shown = re.search(r"^=== file (\S+) \(\d+ bytes[^)]*\) \[\w+\] ===\n(.+)$", user, flags=re.MULTILINE)
     if shown is None or not shown.group(2).strip():
         return json_answer({"score": 0.0, "evidence": [], "reasoning": "No note to judge."})
     quote = {"path": shown.group(1), "quote": shown.group(2).strip()[:60]}

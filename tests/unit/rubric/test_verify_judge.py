@@ -19,7 +19,7 @@ from llm_server import Scripted, ScriptedServer, drop, json_answer, status, text
 from skill2env.rubric.bundle import verify_command, write_bundle
 from skill2env.rubric.judge import JudgeRequest
 from skill2env.rubric.judge import judge_messages as host_messages
-from skill2env.rubric.judge_prompt import JudgeReplyError, judge_messages, judge_request
+from skill2env.rubric.judge_prompt import JudgeReplyError, frame_tag, judge_messages, judge_request
 from skill2env.rubric.models import Rubric
 from skill2env.rubric.verify_main import (
     HOST_JUDGE,
@@ -141,7 +141,8 @@ def test_with_an_endpoint_the_verifier_scores_judge_items_from_the_reply(
     # The verifier's prompt is the host judge role's prompt for the same item and files.
     inputs = json.loads((out / "judge_inputs.json").read_text())["tone"]
     assert sent["messages"] == host_messages(JudgeRequest.build(RUBRIC.item("tone"), inputs))
-    assert "=== file report.md (19 bytes) ===\n# Report\nTotal: 81\n" in sent["messages"][1]["content"]
+    tag = frame_tag("# Report\nTotal: 81\n")
+    assert f"=== file report.md (19 bytes) [{tag}] ===\n# Report\nTotal: 81\n" in sent["messages"][1]["content"]
 
 
 def test_every_item_scored_and_perfect_is_full_credit(tmp_path: Path, workspace: Path, server: ScriptedServer) -> None:

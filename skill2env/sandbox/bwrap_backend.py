@@ -72,7 +72,7 @@ from skill2env.sandbox.command_client import (
     server_argv,
     server_end,
 )
-from skill2env.sandbox.copying import left_out_of_copy
+from skill2env.sandbox.copying import CopyBudget, left_out_of_copy
 from skill2env.sandbox.errors import (
     CommandServerLost,
     SandboxBroken,
@@ -684,8 +684,9 @@ class BwrapSandbox(Sandbox):
             raise SandboxPathError(f"{source} does not exist in the sandbox")
         destination.parent.mkdir(parents=True, exist_ok=True)
         if host.is_dir() and not host.is_symlink():
+            budget = CopyBudget.of_storage(self.limits.storage_mb)
             shutil.copytree(host, destination, symlinks=True, dirs_exist_ok=True,
-                            ignore=functools.partial(left_out_of_copy, str(host)))  # fmt: skip
+                            ignore=functools.partial(left_out_of_copy, str(host), budget=budget))  # fmt: skip
         else:
             shutil.copy2(host, destination, follow_symlinks=False)
 

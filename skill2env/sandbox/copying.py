@@ -7,6 +7,13 @@ both backends' copies exceed Python's recursion limit). The copy takes regular f
 links (which the store never follows out of the tree: `tasks.harbor.iter_files`) down to
 `MAX_DEPTH` levels and `MAX_PATH_CHARS` characters, and leaves out the rest: pipes, sockets,
 devices, and anything deeper or longer, which no task's verifier reads.
+
+It also writes at most the sandbox's storage limit of file content (`CopyBudget`). A workspace
+holds no more than that on disk, but its files' sizes can add up to far more: sparse files
+(`truncate -s 60M` allocates nothing) and hard links (every name copies the data again). Without
+the bound, 40 sparse files in a 64 MiB workspace wrote 2.4 GB to the host in 3 s, and enough of
+them would fill the host's disk (every rollout's store then fails: the agent's infra_error,
+unscored). Files past the budget are left out, in name order within each folder.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ MAX_DEPTH = 64
 """Folder levels below the copied folder whose entries are copied."""
 MAX_PATH_CHARS = 1024
 """The longest path, relative to the copied folder, that is copied (the host adds its own prefix)."""
+STREAM_FACTOR = 2
+"""A tar stream whose files add up to this many times the budget is read no further (`CopyBudget.spent`)."""
 TAR_KINDS = frozenset({tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE})
 TAR_CLEARED_BITS = stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX | stat.S_IWGRP | stat.S_IWOTH
 """The mode bits tar's safety filter clears (`tarfile.tar_filter`)."""
@@ -37,18 +46,49 @@ def copied_kind(mode: int) -> bool:
     return stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)
 
 
-def left_out_of_copy(top: str, folder: str, names: list[str]) -> list[str]:
+class CopyBudget:
+    """The file content one copy out of a sandbox may write (see the module's docstring)."""
+
+    def __init__(self, limit_bytes: int) -> None:
+        self.limit_bytes = limit_bytes
+        self.left = limit_bytes
+        self.seen = 0
+        """The size of every regular file offered, taken or not."""
+        self.taken: set[str] = set()
+        """The tar members taken (a hard link to one left out is left out too)."""
+
+    @classmethod
+    def of_storage(cls, storage_mb: int) -> CopyBudget:
+        return cls(storage_mb << 20)
+
+    @property
+    def spent(self) -> bool:
+        """Whether the files offered so far add up to more than `STREAM_FACTOR` times the limit: a tar
+        stream that carries them all costs time even where they are left out, so the copy stops."""
+        return self.seen > STREAM_FACTOR * self.limit_bytes
+
+    def take(self, size: int) -> bool:
+        """Whether a file of `size` bytes is copied; charges it when it is."""
+        self.seen += size
+        if size > self.left:
+            return False
+        self.left -= size
+        return True
+
+
+def left_out_of_copy(top: str, folder: str, names: list[str], budget: CopyBudget | None = None) -> list[str]:
     """`shutil.copytree`'s `ignore` for copying `top`: the names in `folder` that the copy leaves out."""
     base = os.path.relpath(folder, top)
     skipped = []
-    for name in names:
+    for name in sorted(names):
         relative = name if base == "." else f"{base}/{name}"
         try:
-            mode = (Path(folder) / name).lstat().st_mode
+            info = (Path(folder) / name).lstat()
         except OSError:
             skipped.append(name)
             continue
-        if not (copied_kind(mode) and within_bounds(relative)):
+        copied = copied_kind(info.st_mode) and within_bounds(relative)
+        if not copied or (budget is not None and stat.S_ISREG(info.st_mode) and not budget.take(info.st_size)):
             skipped.append(name)
     if skipped:
         logger.info("copying %s out of a sandbox leaves out %d entries of %s: %s", top, len(skipped), base,
@@ -68,7 +108,17 @@ def clear_mode_bits(root: Path) -> None:
             path.chmod(stat.S_IMODE(mode) & ~TAR_CLEARED_BITS)
 
 
-def tar_member_copied(member: tarfile.TarInfo) -> bool:
+def tar_member_copied(member: tarfile.TarInfo, budget: CopyBudget | None = None) -> bool:
     """Whether a member of a tar of the copied folder (named `<folder name>/<relative path>`) is copied."""
     relative = member.name.partition("/")[2]
-    return member.type in TAR_KINDS and within_bounds(relative)
+    if not (member.type in TAR_KINDS and within_bounds(relative)):
+        return False
+    if budget is None:
+        return True
+    if member.islnk():  # extracting a link to a member left out would read that member's data
+        return member.linkname in budget.taken
+    if member.isreg():
+        if not budget.take(member.size):
+            return False
+        budget.taken.add(member.name)
+    return True

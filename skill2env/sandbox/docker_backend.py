@@ -71,7 +71,13 @@ from skill2env.sandbox.base import (
 )
 from skill2env.sandbox.base_image import SANDBOX_UID
 from skill2env.sandbox.command_client import run_command, server_argv, server_end
-from skill2env.sandbox.copying import clear_mode_bits, left_out_of_copy, tar_member_copied
+from skill2env.sandbox.copying import (
+    STREAM_FACTOR,
+    CopyBudget,
+    clear_mode_bits,
+    left_out_of_copy,
+    tar_member_copied,
+)
 from skill2env.sandbox.docker_attach import ATTACH_PARAMS, AttachedServer
 from skill2env.sandbox.engine import docker_client, engine_client
 from skill2env.sandbox.errors import (
@@ -520,7 +526,7 @@ class DockerSandbox(Sandbox):
     def copy_out(self, source: str, destination: Path) -> None:
         self._require_running()
         with self._archive(source) as archive:
-            _extract(archive, source, destination)
+            _extract(archive, source, destination, CopyBudget.of_storage(self.limits.storage_mb))
 
     def copy_out_last(self, source: str, destination: Path) -> None:
         """`copy_out`, read straight from the volume's mount on this machine when `source` is a whole
@@ -536,8 +542,9 @@ class DockerSandbox(Sandbox):
         if not os.path.ismount(mountpoint):  # the volume ended with its container
             return self.copy_out(source, destination)
         destination.parent.mkdir(parents=True, exist_ok=True)
+        budget = CopyBudget.of_storage(self.limits.storage_mb)
         shutil.copytree(mountpoint, destination, symlinks=True, dirs_exist_ok=True,
-                        ignore=functools.partial(left_out_of_copy, mountpoint))  # fmt: skip
+                        ignore=functools.partial(left_out_of_copy, mountpoint, budget=budget))  # fmt: skip
         clear_mode_bits(destination)
 
     def _end_agent_processes(self) -> bool:
@@ -659,11 +666,23 @@ def _drain(stream: Iterator[tuple[bytes | None, bytes | None]], limits: SandboxL
     return kept[0].decode(errors="replace"), kept[1].decode(errors="replace"), truncated
 
 
-def _extract(archive: tarfile.TarFile, source: str, destination: Path) -> None:
-    """`source`'s tar stream into `destination` (merged into it where it exists), owned by the caller."""
+class _CopyStopped(Exception):
+    """The tar stream went on far past the copy's budget (`CopyBudget.spent`)."""
+
+
+def _extract(archive: tarfile.TarFile, source: str, destination: Path, budget: CopyBudget) -> None:
+    """`source`'s tar stream into `destination` (merged into it where it exists), owned by the caller;
+    what the budget takes (`copying`), up to where the stream goes too far past it."""
     with tempfile.TemporaryDirectory() as scratch:
-        archive.extractall(scratch, filter=_owned_by_caller)  # noqa: S202 — the filter refuses escapes
+        try:
+            # the filter refuses escapes
+            archive.extractall(scratch, filter=functools.partial(_owned_by_caller, budget=budget))  # noqa: S202
+        except _CopyStopped:
+            logger.info("copying %s out of a sandbox stopped: its files add up to more than %d bytes",
+                        source, STREAM_FACTOR * budget.limit_bytes)  # fmt: skip
         extracted = Path(scratch) / posixpath.basename(source.rstrip("/"))
+        if not extracted.exists() and not extracted.is_symlink():
+            raise SandboxPathError(f"{source} is larger than the sandbox's storage limit: nothing was copied")
         destination.parent.mkdir(parents=True, exist_ok=True)
         if destination.exists():
             _merge_into(extracted, destination)
@@ -671,11 +690,15 @@ def _extract(archive: tarfile.TarFile, source: str, destination: Path) -> None:
             shutil.move(extracted, destination)
 
 
-def _owned_by_caller(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo | None:
+def _owned_by_caller(
+    member: tarfile.TarInfo, destination: str, budget: CopyBudget | None = None
+) -> tarfile.TarInfo | None:
     """Tar's safety filter (no absolute names, nothing written outside `destination`, no setuid bits),
     files owned by us. Links are extracted as links, wherever they point: what reads the tree later
     never follows one out of it (`iter_files`)."""
-    if not tar_member_copied(member):
+    if not tar_member_copied(member, budget):
+        if budget is not None and budget.spent:
+            raise _CopyStopped
         return None
     safe = tarfile.tar_filter(member, destination)
     return safe.replace(uid=os.getuid(), gid=os.getgid(), uname="", gname="", deep=False)

@@ -158,6 +158,29 @@ def test_nothing_in_the_workspace_can_make_storing_it_fail(sandbox: Sandbox, tmp
     assert files[shallow] == b"kept\n"
 
 
+@pytest.mark.parametrize("last", [True, False], ids=["final-copy", "copy"])
+def test_sparse_files_and_hard_links_cannot_make_the_copy_write_more_than_the_storage_limit(
+    sandbox: Sandbox, tmp_path: Path, last: bool
+) -> None:
+    """A 32 MiB workspace whose files add up to 3.2 GB without using the space (sparse files, and hard
+    links to one file): the copy out must not write them all to the host, or enough of them would fill
+    its disk and fail every rollout's store."""
+    made = sandbox.exec(
+        "mkdir -p output && echo total > output/result.txt && "
+        "for i in $(seq 1 50); do truncate -s 30M sparse$i; done && "
+        "head -c 20000000 /dev/zero > dense && for i in $(seq 1 50); do ln dense link$i; done && echo made",
+        timeout=60,
+    )
+    assert made.stdout.strip() == "made", made.stderr
+    copied = tmp_path / "workspace"
+
+    (sandbox.copy_out_last if last else sandbox.copy_out)(sandbox.workspace, copied)
+
+    sizes = {path.relative_to(copied).as_posix(): path.stat().st_size for path in copied.rglob("*") if path.is_file()}
+    assert sum(sizes.values()) <= ATTACK_LIMITS.storage_mb << 20
+    assert sizes["output/result.txt"] == 6 and sizes["sales.csv"] > 0  # what fits is kept
+
+
 def test_nothing_outside_the_workspace_can_be_written(sandbox: Sandbox) -> None:
     marker = f"skill2env-escape-{uuid.uuid4().hex}"
     attempts = [f"/usr/{marker}", f"/etc/{marker}", f"/{marker}", f"/solution/{marker}", f"/tests/{marker}"]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import io
 import os
+import shutil
 import stat
 import tarfile
 from pathlib import Path
@@ -12,6 +15,8 @@ import pytest
 from skill2env.sandbox.copying import (
     MAX_DEPTH,
     MAX_PATH_CHARS,
+    STREAM_FACTOR,
+    CopyBudget,
     clear_mode_bits,
     left_out_of_copy,
     tar_member_copied,
@@ -34,7 +39,7 @@ def test_copytree_leaves_out_pipes_and_what_lies_too_deep(tmp_path: Path) -> Non
     deep.mkdir(parents=True)
     (deep / "f").write_text("x")
 
-    assert left_out_of_copy(str(tmp_path), str(tmp_path), ["file", "link", "pipe", "d", "gone"]) == ["pipe", "gone"]
+    assert left_out_of_copy(str(tmp_path), str(tmp_path), ["file", "link", "pipe", "d", "gone"]) == ["gone", "pipe"]
     assert left_out_of_copy(str(tmp_path), str(deep.parent), ["d"]) == []
     assert left_out_of_copy(str(tmp_path), str(deep), ["f"]) == ["f"]
 
@@ -68,3 +73,56 @@ def test_a_file_copy_clears_the_mode_bits_tars_filter_clears(tmp_path: Path) -> 
 
     assert stat.S_IMODE((tmp_path / "dir").stat().st_mode) == 0o755
     assert stat.S_IMODE((tmp_path / "dir" / "tool").stat().st_mode) == 0o755
+
+
+def test_a_copytree_writes_at_most_the_budget_of_file_content(tmp_path: Path) -> None:
+    source = tmp_path / "workspace"
+    (source / "output").mkdir(parents=True)
+    (source / "output" / "result.txt").write_text("total\n")
+    (source / "dense").write_bytes(b"x" * 600)
+    for index in range(20):
+        with (source / f"sparse{index:02}").open("wb") as handle:
+            handle.truncate(1 << 30)  # a GiB each, nothing allocated
+        os.link(source / "dense", source / f"link{index:02}")
+    budget = CopyBudget(1000)
+
+    shutil.copytree(source, tmp_path / "copy", symlinks=True,
+                    ignore=functools.partial(left_out_of_copy, str(source), budget=budget))  # fmt: skip
+
+    copied = {p.relative_to(tmp_path / "copy").as_posix(): p.stat().st_size for p in (tmp_path / "copy").rglob("*")}
+    assert copied == {"dense": 600, "output": copied["output"], "output/result.txt": 6}  # in name order, what fits
+    assert budget.left == 1000 - 606
+
+
+def _tar(members: list[tuple[str, bytes | str]]) -> tarfile.TarFile:
+    """A tar read as a stream, as an engine sends one: (name, data) files and (name, target) hard links."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for name, content in members:
+            info = tarfile.TarInfo(name)
+            if isinstance(content, str):
+                info.type, info.linkname = tarfile.LNKTYPE, content
+                archive.addfile(info)
+            else:
+                info.size = len(content)
+                archive.addfile(info, io.BytesIO(content))
+    buffer.seek(0)
+    return tarfile.open(fileobj=buffer, mode="r|")
+
+
+def test_tar_members_past_the_budget_and_links_to_them_are_left_out() -> None:
+    budget = CopyBudget(100)
+    archive = _tar([("ws/a", b"a" * 60), ("ws/b", b"b" * 60), ("ws/to-a", "ws/a"), ("ws/to-b", "ws/b"), ("ws/c", b"c")])
+
+    kept = [member.name for member in archive if tar_member_copied(member, budget)]
+
+    assert kept == ["ws/a", "ws/to-a", "ws/c"]  # a link to a member left out would read that member's data
+    assert budget.left == 100 - 61 and not budget.spent
+
+
+def test_a_budget_is_spent_once_the_files_offered_pass_the_stream_factor() -> None:
+    budget = CopyBudget(10)
+    budget.take(STREAM_FACTOR * 10)
+    assert not budget.spent
+    budget.take(1)
+    assert budget.spent

@@ -8,12 +8,14 @@ links (which the store never follows out of the tree: `tasks.harbor.iter_files`)
 `MAX_DEPTH` levels and `MAX_PATH_CHARS` characters, and leaves out the rest: pipes, sockets,
 devices, and anything deeper or longer, which no task's verifier reads.
 
-It also writes at most the sandbox's storage limit of file content (`CopyBudget`). A workspace
-holds no more than that on disk, but its files' sizes can add up to far more: sparse files
+It also writes at most the sandbox's storage limit of file content and `MAX_ENTRIES` entries
+(`CopyBudget`). A workspace's files can add up to far more than the space they take: sparse files
 (`truncate -s 60M` allocates nothing) and hard links (every name copies the data again). Without
 the bound, 40 sparse files in a 64 MiB workspace wrote 2.4 GB to the host in 3 s, and enough of
 them would fill the host's disk (every rollout's store then fails: the agent's infra_error,
-unscored). Files past the budget are left out, in name order within each folder.
+unscored). And a workspace's tmpfs holds millions of empty files, where copying and storing
+100,000 already took a minute. What is past the budget is left out, in name order within each
+folder.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ MAX_DEPTH = 64
 """Folder levels below the copied folder whose entries are copied."""
 MAX_PATH_CHARS = 1024
 """The longest path, relative to the copied folder, that is copied (the host adds its own prefix)."""
+MAX_ENTRIES = 100_000
+"""Files, folders and links one copy takes: copying and storing 100,000 empty files took a minute."""
 STREAM_FACTOR = 2
 """A tar stream whose files add up to this many times the budget is read no further (`CopyBudget.spent`)."""
 TAR_KINDS = frozenset({tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE})
@@ -47,13 +51,16 @@ def copied_kind(mode: int) -> bool:
 
 
 class CopyBudget:
-    """The file content one copy out of a sandbox may write (see the module's docstring)."""
+    """The file content and the entries one copy out of a sandbox may write (see the module's docstring)."""
 
-    def __init__(self, limit_bytes: int) -> None:
+    def __init__(self, limit_bytes: int, max_entries: int = MAX_ENTRIES) -> None:
         self.limit_bytes = limit_bytes
+        self.max_entries = max_entries
         self.left = limit_bytes
+        self.entries_left = max_entries
         self.seen = 0
         """The size of every regular file offered, taken or not."""
+        self.offered = 0
         self.taken: set[str] = set()
         """The tar members taken (a hard link to one left out is left out too)."""
 
@@ -65,14 +72,17 @@ class CopyBudget:
     def spent(self) -> bool:
         """Whether the files offered so far add up to more than `STREAM_FACTOR` times the limit: a tar
         stream that carries them all costs time even where they are left out, so the copy stops."""
-        return self.seen > STREAM_FACTOR * self.limit_bytes
+        return self.seen > STREAM_FACTOR * self.limit_bytes or self.offered > STREAM_FACTOR * self.max_entries
 
-    def take(self, size: int) -> bool:
-        """Whether a file of `size` bytes is copied; charges it when it is."""
+    def take(self, size: int = 0) -> bool:
+        """Whether an entry (a file of `size` bytes; a folder or a link has none) is copied; charges it
+        when it is."""
         self.seen += size
-        if size > self.left:
+        self.offered += 1
+        if size > self.left or self.entries_left <= 0:
             return False
         self.left -= size
+        self.entries_left -= 1
         return True
 
 
@@ -88,7 +98,8 @@ def left_out_of_copy(top: str, folder: str, names: list[str], budget: CopyBudget
             skipped.append(name)
             continue
         copied = copied_kind(info.st_mode) and within_bounds(relative)
-        if not copied or (budget is not None and stat.S_ISREG(info.st_mode) and not budget.take(info.st_size)):
+        size = info.st_size if stat.S_ISREG(info.st_mode) else 0
+        if not copied or (budget is not None and not budget.take(size)):
             skipped.append(name)
     if skipped:
         logger.info("copying %s out of a sandbox leaves out %d entries of %s: %s", top, len(skipped), base,
@@ -116,9 +127,9 @@ def tar_member_copied(member: tarfile.TarInfo, budget: CopyBudget | None = None)
     if budget is None:
         return True
     if member.islnk():  # extracting a link to a member left out would read that member's data
-        return member.linkname in budget.taken
+        return member.linkname in budget.taken and budget.take()
+    if not budget.take(member.size if member.isreg() else 0):
+        return False
     if member.isreg():
-        if not budget.take(member.size):
-            return False
         budget.taken.add(member.name)
     return True

@@ -126,3 +126,22 @@ def test_a_budget_is_spent_once_the_files_offered_pass_the_stream_factor() -> No
     assert not budget.spent
     budget.take(1)
     assert budget.spent
+
+
+def test_a_copy_takes_at_most_its_entries(tmp_path: Path) -> None:
+    source = tmp_path / "workspace"
+    (source / "a").mkdir(parents=True)
+    for name in ("a/x", "b", "c", "d"):
+        (source / name).write_text("1")
+    budget = CopyBudget(1 << 20, max_entries=3)
+
+    shutil.copytree(source, tmp_path / "copy", ignore=functools.partial(left_out_of_copy, str(source), budget=budget))
+
+    assert sorted(p.relative_to(tmp_path / "copy").as_posix() for p in (tmp_path / "copy").rglob("*")) == [
+        "a",
+        "b",
+        "c",
+    ]  # the folder counts; its file came after the budget was spent
+    archive = _tar([("ws/a", b"1"), ("ws/b", b"2"), ("ws/c", "ws/a"), ("ws/d", b"3")])
+    tar_budget = CopyBudget(1 << 20, max_entries=3)
+    assert [m.name for m in archive if tar_member_copied(m, tar_budget)] == ["ws/a", "ws/b", "ws/c"]

@@ -61,8 +61,9 @@ class CopyBudget:
         self.seen = 0
         """The size of every regular file offered, taken or not."""
         self.offered = 0
-        self.taken: set[str] = set()
-        """The tar members taken (a hard link to one left out is left out too)."""
+        self.taken: dict[str, int] = {}
+        """The size of each regular tar member taken: a hard link to it costs as much (every name is
+        read again wherever the tree is read), and one to a member left out is left out too."""
 
     @classmethod
     def of_storage(cls, storage_mb: int) -> CopyBudget:
@@ -127,9 +128,9 @@ def tar_member_copied(member: tarfile.TarInfo, budget: CopyBudget | None = None)
     if budget is None:
         return True
     if member.islnk():  # extracting a link to a member left out would read that member's data
-        return member.linkname in budget.taken and budget.take()
+        return member.linkname in budget.taken and budget.take(budget.taken[member.linkname])
     if not budget.take(member.size if member.isreg() else 0):
         return False
     if member.isreg():
-        budget.taken.add(member.name)
+        budget.taken[member.name] = member.size
     return True

@@ -178,7 +178,9 @@ def test_sparse_files_and_hard_links_cannot_make_the_copy_write_more_than_the_st
 
     sizes = {path.relative_to(copied).as_posix(): path.stat().st_size for path in copied.rglob("*") if path.is_file()}
     assert sum(sizes.values()) <= ATTACK_LIMITS.storage_mb << 20
-    assert sizes["output/result.txt"] == 6 and sizes["sales.csv"] > 0  # what fits is kept
+    if last or sandbox.backend == "bwrap":  # a file copy: what fits is kept, in name order within each folder
+        assert sizes["output/result.txt"] == 6 and sizes["sales.csv"] > 0
+    # a tar stream (in the engine's order) is read no further once its files add up to twice the limit
 
 
 def test_nothing_outside_the_workspace_can_be_written(sandbox: Sandbox) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -79,9 +79,8 @@ class ToolHost(Protocol):
 
 
 class ThreadedTools:
-    """A `ToolHost` over a `ToolRunner`, once `started` (the sandbox's start, running in the background
-    behind the first model call) has completed: each command sent from the event loop where the
-    sandbox can take it there (`ToolRunner.run_async`), else run in `executor` (default: asyncio's)."""
+    """A `ToolHost` over a `ToolRunner`: each call in `executor` (default: asyncio's), once `started`
+    (the sandbox's start, running in the background behind the first model call) has completed."""
 
     def __init__(
         self, runner: ToolRunner, *, executor: Executor | None = None, started: asyncio.Future[Any] | None = None
@@ -97,10 +96,10 @@ class ThreadedTools:
     async def run(self, name: str, arguments: dict[str, Any], *, time_left: float) -> ToolOutcome:
         loop = asyncio.get_running_loop()
 
-        def blocking(call: Callable[[], Any]) -> Awaitable[Any]:
-            return loop.run_in_executor(self.executor, call)
+        def call() -> ToolOutcome:
+            return self.runner.run(name, arguments, time_left=time_left)
 
-        return await self.runner.run_async(name, arguments, blocking=blocking, time_left=time_left)
+        return await loop.run_in_executor(self.executor, call)
 
 
 @dataclass

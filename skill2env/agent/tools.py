@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,26 +117,8 @@ def truncate(text: str, limit: int) -> tuple[str, bool]:
     return text[:head_end] + marker + text[tail_start:], True
 
 
-@dataclass(frozen=True)
-class _Command:
-    """A command a tool asks the sandbox to run, and its timeout."""
-
-    cmd: str | list[str]
-    timeout: float
-
-
-_Ran = tuple[ExecResult, bool]
-"""What a command did: (result, killed at its timeout)."""
-_Steps = Generator[_Command, _Ran, ToolOutcome]
-"""A tool call's commands, one after the other, and what it returns: the same steps run in a thread
-(`ToolRunner.run`) or on the event loop (`ToolRunner.run_async`)."""
-Blocking = Callable[[Callable[[], _Ran]], Awaitable[_Ran]]
-"""How `run_async` runs a command the sandbox cannot take on the loop: a blocking call off the loop."""
-
-
 class ToolRunner:
-    """Runs the agent's tool calls in one started sandbox: `run` blocks (call it off the event loop),
-    `run_async` sends each command from the loop where the sandbox can take it there."""
+    """Runs the agent's tool calls in one started sandbox (blocking: call it off the event loop)."""
 
     def __init__(
         self,
@@ -155,35 +137,6 @@ class ToolRunner:
 
         Raises the sandbox's own failures (`SandboxError`s other than a command's timeout).
         """
-        steps = self._call(name, arguments, time_left)
-        if isinstance(steps, ToolOutcome):
-            return steps
-        started = time.monotonic()
-        try:
-            command = next(steps)
-            while True:
-                command = steps.send(self._exec(command))
-        except StopIteration as done:
-            return self._observed(done.value, started)
-
-    async def run_async(
-        self, name: str, arguments: Mapping[str, Any], *, blocking: Blocking, time_left: float = float("inf")
-    ) -> ToolOutcome:
-        """`run` on the event loop: each command sent from the loop (`Sandbox.exec_on_loop`), or run by
-        `blocking` where the sandbox cannot take it there."""
-        steps = self._call(name, arguments, time_left)
-        if isinstance(steps, ToolOutcome):
-            return steps
-        started = time.monotonic()
-        try:
-            command = next(steps)
-            while True:
-                command = steps.send(await self._exec_async(command, blocking))
-        except StopIteration as done:
-            return self._observed(done.value, started)
-
-    def _call(self, name: str, arguments: Mapping[str, Any], time_left: float) -> _Steps | ToolOutcome:
-        """The call's steps, or its observation where it runs no command (`finish`, a call that cannot run)."""
         self._time_left = time_left
         model = TOOL_ARGUMENTS.get(name)
         if model is None:
@@ -193,11 +146,8 @@ class ToolRunner:
         except ValidationError as exc:
             problems = "; ".join(validation_errors(exc))
             return ToolOutcome(f"error: invalid arguments for {name}: {problems}", is_error=True)
-        if isinstance(args, FinishArgs):  # runs nothing
-            return self._observed(ToolOutcome(args.message or "finished", finished=True), time.monotonic())
-        return self._dispatch(args)
-
-    def _observed(self, outcome: ToolOutcome, started: float) -> ToolOutcome:
+        started = time.monotonic()
+        outcome = self._dispatch(args)
         content, cut = truncate(outcome.content, self.observation_chars)
         return ToolOutcome(
             content,
@@ -208,7 +158,7 @@ class ToolRunner:
             duration_s=time.monotonic() - started,
         )
 
-    def _dispatch(self, args: BaseModel) -> _Steps:
+    def _dispatch(self, args: BaseModel) -> ToolOutcome:
         if isinstance(args, BashArgs):
             return self._bash(args)
         if isinstance(args, ReadFileArgs):
@@ -217,28 +167,22 @@ class ToolRunner:
             return self._write(args)
         if isinstance(args, ListDirArgs):
             return self._list(args)
+        if isinstance(args, FinishArgs):
+            return ToolOutcome(args.message or "finished", finished=True)
         raise TypeError(f"no handler for {type(args).__name__}")  # pragma: no cover - TOOL_ARGUMENTS is closed
 
     def _timeout(self, requested: float) -> float:
         return max(0.001, min(requested, self.command_timeout_s, self._time_left))
 
-    def _exec(self, command: _Command) -> _Ran:
+    def _exec(self, cmd: str | list[str], timeout: float) -> tuple[ExecResult, bool]:
+        """(result, killed at its timeout)."""
         try:
-            return self.sandbox.exec(command.cmd, timeout=self._timeout(command.timeout)), False
+            return self.sandbox.exec(cmd, timeout=self._timeout(timeout)), False
         except SandboxTimeout as exc:
             return exc.result, True
 
-    async def _exec_async(self, command: _Command, blocking: Blocking) -> _Ran:
-        pending = self.sandbox.exec_on_loop(command.cmd, timeout=self._timeout(command.timeout))
-        if pending is None:
-            return await blocking(lambda: self._exec(command))
-        try:
-            return await pending, False
-        except SandboxTimeout as exc:
-            return exc.result, True
-
-    def _bash(self, args: BashArgs) -> _Steps:
-        result, killed = yield _Command(args.command, args.timeout)
+    def _bash(self, args: BashArgs) -> ToolOutcome:
+        result, killed = self._exec(args.command, args.timeout)
         text = _output(result)
         if killed:
             text += f"\n[the command ran past its {self._timeout(args.timeout):g} s timeout and was killed]"
@@ -246,27 +190,27 @@ class ToolRunner:
             text += f"\n[exit code {result.exit_code}]"
         return ToolOutcome(text, is_error=killed, exit_code=result.exit_code)
 
-    def _read(self, args: ReadFileArgs) -> _Steps:
-        result, killed = yield _Command(["cat", "--", args.path], DEFAULT_COMMAND_TIMEOUT_S)
+    def _read(self, args: ReadFileArgs) -> ToolOutcome:
+        result, killed = self._exec(["cat", "--", args.path], DEFAULT_COMMAND_TIMEOUT_S)
         if killed or result.exit_code != 0:
             return _failed(f"reading {args.path}", result, killed)
         note = "\n[the file is longer than the sandbox's output limit; the rest was not read]"
         return ToolOutcome(result.stdout + (note if result.output_truncated else ""), exit_code=0)
 
-    def _write(self, args: WriteFileArgs) -> _Steps:
+    def _write(self, args: WriteFileArgs) -> ToolOutcome:
         data = args.content.encode()
         chunks = [data[i : i + WRITE_CHUNK_BYTES] for i in range(0, len(data), WRITE_CHUNK_BYTES)] or [b""]
         for index, chunk in enumerate(chunks):
             redirect = ">" if index == 0 else ">>"
             script = f'mkdir -p -- "$(dirname -- "$1")" && printf %s "$2" | base64 -d {redirect} "$1"'
             payload = base64.b64encode(chunk).decode()
-            result, killed = yield _Command(["bash", "-c", script, "write_file", args.path, payload], 60.0)
+            result, killed = self._exec(["bash", "-c", script, "write_file", args.path, payload], 60.0)
             if killed or result.exit_code != 0:
                 return _failed(f"writing {args.path}", result, killed)
         return ToolOutcome(f"wrote {len(data)} bytes to {args.path}", exit_code=0)
 
-    def _list(self, args: ListDirArgs) -> _Steps:
-        result, killed = yield _Command(["ls", "-lA", "--", args.path], DEFAULT_COMMAND_TIMEOUT_S)
+    def _list(self, args: ListDirArgs) -> ToolOutcome:
+        result, killed = self._exec(["ls", "-lA", "--", args.path], DEFAULT_COMMAND_TIMEOUT_S)
         if killed or result.exit_code != 0:
             return _failed(f"listing {args.path}", result, killed)
         return ToolOutcome(result.stdout or "(empty directory)", exit_code=0)

@@ -6,10 +6,10 @@ import os
 import shlex
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -200,14 +200,6 @@ class Sandbox(ABC):
             SandboxCrashed: the sandbox died under it.
             SandboxNotRunning: not started, or stopped.
         """
-
-    def exec_on_loop(
-        self, cmd: str | Sequence[str], *, timeout: float = DEFAULT_EXEC_TIMEOUT_S, cwd: str | None = None
-    ) -> Coroutine[Any, Any, ExecResult] | None:
-        """`exec` as the agent user, awaited on the running event loop without a thread of its own,
-        where the backend can (a command server takes the command); None where it cannot, and the
-        caller runs `exec` in a thread. Raises what `exec` raises."""
-        return None
 
     @abstractmethod
     def read_file(self, path: str) -> bytes:

@@ -34,7 +34,6 @@ host either way, so such an attempt can still be scored.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import hashlib
@@ -47,10 +46,9 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from skill2env.sandbox.base import (
     AGENT_USER,
@@ -71,7 +69,6 @@ from skill2env.sandbox.command_client import (
     CommandServer,
     popen_from_lasting_thread,
     run_command,
-    run_command_async,
     server_argv,
     server_end,
 )
@@ -521,24 +518,6 @@ class BwrapSandbox(Sandbox):
                                reply_within=limit, rollout_id=self.rollout_id)  # fmt: skip
         except CommandServerLost as exc:
             self._lost = self._server_lost(server, exc)
-            raise self._lost from exc
-
-    def exec_on_loop(
-        self, cmd: str | Sequence[str], *, timeout: float = DEFAULT_EXEC_TIMEOUT_S, cwd: str | None = None
-    ) -> Coroutine[Any, Any, ExecResult] | None:
-        server, remaining = self._server, self._deadline - time.monotonic()
-        if self._dir is None or server is None or self._lost is not None or remaining <= 0:
-            return None  # `exec` says why, or takes bwrap's way
-        return self._exec_in_server_async(server, cmd, min(timeout, remaining), timeout, cwd)
-
-    async def _exec_in_server_async(
-        self, server: CommandServer, cmd: str | Sequence[str], limit: float, timeout: float, cwd: str | None
-    ) -> ExecResult:
-        try:
-            return await run_command_async(server.client, cmd, cwd=cwd or self.workspace, env=None, limit=limit,
-                                           timeout=timeout, reply_within=limit, rollout_id=self.rollout_id)  # fmt: skip
-        except CommandServerLost as exc:
-            self._lost = await asyncio.to_thread(self._server_lost, server, exc)  # may wait for the server's exit
             raise self._lost from exc
 
     def _server_lost(self, server: CommandServer, lost: CommandServerLost) -> SandboxError:

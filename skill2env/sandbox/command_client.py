@@ -1,16 +1,13 @@
 """The host's side of a sandbox's command server (`command_server`): requests out, replies in.
 
 A reader thread takes the server's replies off its stdout and hands each to the call waiting for
-it, so several commands can run at once: a thread blocked in `run`, or a coroutine awaiting
-`run_async` on an event loop (one thread switch per command instead of three: with 16 rollouts on
-2 cores, each switch waits its turn for the interpreter). When the server dies or stops answering, every waiting
+it, so several commands can run at once. When the server dies or stops answering, every waiting
 call and every later one raises `CommandServerLost`; the backend asks its sandbox why (inside the
 sandbox or outside it) before it reports the failure.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import contextlib
 import itertools
@@ -23,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any
 
 from skill2env.sandbox.base import ExecResult, describe, shell_command
 from skill2env.sandbox.errors import (
@@ -78,15 +75,6 @@ def run_command(client: CommandClient, cmd: str | Sequence[str], *, cwd: str, en
     return exec_result(reply, cmd, started=started, limit=limit, timeout=timeout, rollout_id=rollout_id)
 
 
-async def run_command_async(client: CommandClient, cmd: str | Sequence[str], *, cwd: str,
-                            env: Mapping[str, str] | None, limit: float, timeout: float, reply_within: float,
-                            rollout_id: str) -> ExecResult:  # fmt: skip
-    """`run_command` awaited on the running event loop (`CommandClient.run_async`)."""
-    started = time.monotonic()
-    reply = await client.run_async(shell_command(cmd), cwd=cwd, env=env, timeout=limit, reply_within=reply_within)
-    return exec_result(reply, cmd, started=started, limit=limit, timeout=timeout, rollout_id=rollout_id)
-
-
 OUTSIDE_SIGNALS = frozenset(
     {signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
      signal.SIGALRM}
@@ -132,31 +120,6 @@ def server_argv(python: str, config: Mapping[str, Any]) -> list[str]:
     return [python, "-I", "-S", "-c", BOOTSTRAP, json.dumps(dict(config))]
 
 
-LOOP_REQUEST_MAX_BYTES = 16 * 1024
-"""A request the event loop writes itself: small enough for the pipe's buffer, so the write never
-waits for the server (a larger one goes through a thread, which may block on it)."""
-
-
-class _Slot(Protocol):
-    def put(self, message: dict[str, Any] | None) -> None: ...
-
-
-class _LoopSlot:
-    """Where the reader thread hands a reply to a coroutine: a future of its event loop."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.future: asyncio.Future[dict[str, Any] | None] = loop.create_future()
-
-    def put(self, message: dict[str, Any] | None) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits any more
-            self.loop.call_soon_threadsafe(self._settle, message)
-
-    def _settle(self, message: dict[str, Any] | None) -> None:
-        if not self.future.done():
-            self.future.set_result(message)
-
-
 @dataclass(frozen=True)
 class CommandReply:
     exit_code: int
@@ -174,7 +137,7 @@ class CommandClient:
         self._replies = replies
         self._describe = describe
         self._ids = itertools.count(1)
-        self._waiting: dict[int, _Slot] = {}
+        self._waiting: dict[int, queue.SimpleQueue[dict[str, Any] | None]] = {}
         self._lock = threading.Lock()
         self._ready: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         self._gone: str | None = None
@@ -215,29 +178,7 @@ class CommandClient:
             SandboxCrashed: it answered that it could not run the command (a fault of ours).
         """
         request = {"argv": list(argv), "cwd": cwd, "env": dict(env or {}), "timeout": timeout}
-        return self._command_reply(self._ask(request, reply_within, f"{argv[:3]!r}"), argv)
-
-    async def run_async(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str,
-        env: Mapping[str, str] | None,
-        timeout: float,
-        reply_within: float,
-    ) -> CommandReply:
-        """`run` awaited on the running event loop: the request written from the loop, the reply handed
-        to it by the reader thread. A request too large for the pipe's buffer is sent from a thread."""
-        request = {"argv": list(argv), "cwd": cwd, "env": dict(env or {}), "timeout": timeout}
-        what = f"{argv[:3]!r}"
-        line = json.dumps({"id": 0, **request}).encode()
-        if len(line) > LOOP_REQUEST_MAX_BYTES:
-            reply = await asyncio.to_thread(self._ask, request, reply_within, what)
-        else:
-            reply = await self._ask_async(request, reply_within, what)
-        return self._command_reply(reply, argv)
-
-    def _command_reply(self, reply: dict[str, Any], argv: Sequence[str]) -> CommandReply:
+        reply = self._ask(request, reply_within, f"{argv[:3]!r}")
         if "error" in reply:
             raise SandboxCrashed(f"the {self._describe} failed to run {argv[:3]!r}: {reply['error']}")
         return CommandReply(
@@ -262,50 +203,27 @@ class CommandClient:
     def _ask(self, request: dict[str, Any], reply_within: float, what: str) -> dict[str, Any]:
         """Send one request and wait for its reply (see `run` for what it raises)."""
         slot: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
-        request_id = self._send(request, slot)
-        try:
-            reply = slot.get(timeout=reply_within + REPLY_SLACK_S)
-        except queue.Empty:
-            raise self._unanswered(what) from None
-        finally:
-            self._forget(request_id)
-        return self._answered(reply, what)
-
-    async def _ask_async(self, request: dict[str, Any], reply_within: float, what: str) -> dict[str, Any]:
-        """`_ask` on the running event loop."""
-        slot = _LoopSlot(asyncio.get_running_loop())
-        request_id = self._send(request, slot)
-        try:
-            reply = await asyncio.wait_for(slot.future, reply_within + REPLY_SLACK_S)
-        except TimeoutError:
-            raise self._unanswered(what) from None
-        finally:
-            self._forget(request_id)
-        return self._answered(reply, what)
-
-    def _send(self, request: dict[str, Any], slot: _Slot) -> int:
         request_id = next(self._ids)
+        request = {"id": request_id, **request}
         with self._lock:
             if self._gone is not None:
                 raise CommandServerLost(f"the {self._describe} is gone: {self._gone}", unresponsive=False)
             self._waiting[request_id] = slot
             try:
-                self._requests.write(json.dumps({"id": request_id, **request}).encode() + b"\n")
+                self._requests.write(json.dumps(request).encode() + b"\n")
                 self._requests.flush()
             except (OSError, ValueError) as exc:
                 self._waiting.pop(request_id, None)
                 message = f"the {self._describe} does not take requests: {exc}"
                 raise CommandServerLost(message, unresponsive=False) from exc
-        return request_id
-
-    def _forget(self, request_id: int) -> None:
-        with self._lock:
-            self._waiting.pop(request_id, None)
-
-    def _unanswered(self, what: str) -> CommandServerLost:
-        return CommandServerLost(f"the {self._describe} did not answer {what}", unresponsive=True)
-
-    def _answered(self, reply: dict[str, Any] | None, what: str) -> dict[str, Any]:
+        try:
+            reply = slot.get(timeout=reply_within + REPLY_SLACK_S)
+        except queue.Empty:
+            message = f"the {self._describe} did not answer {what}"
+            raise CommandServerLost(message, unresponsive=True) from None
+        finally:
+            with self._lock:
+                self._waiting.pop(request_id, None)
         if reply is None:
             raise CommandServerLost(f"the {self._describe} died under {what}: {self._gone}", unresponsive=False)
         return reply

@@ -33,7 +33,6 @@ deadline (`SandboxDeadlineExceeded`).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import io
@@ -45,7 +44,7 @@ import tarfile
 import tempfile
 import threading
 import time
-from collections.abc import Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -71,7 +70,7 @@ from skill2env.sandbox.base import (
     shell_command,
 )
 from skill2env.sandbox.base_image import SANDBOX_UID
-from skill2env.sandbox.command_client import run_command, run_command_async, server_argv, server_end
+from skill2env.sandbox.command_client import run_command, server_argv, server_end
 from skill2env.sandbox.copying import (
     STREAM_FACTOR,
     CopyBudget,
@@ -430,27 +429,6 @@ class DockerSandbox(Sandbox):
                                reply_within=limit + KILL_GRACE_S, rollout_id=self.rollout_id)  # fmt: skip
         except CommandServerLost as exc:
             self._lost = self._server_lost(exc)
-            raise self._lost from exc
-        except SandboxCrashed as exc:
-            raise self._failure(str(exc)) from exc
-
-    def exec_on_loop(
-        self, cmd: str | Sequence[str], *, timeout: float = DEFAULT_EXEC_TIMEOUT_S, cwd: str | None = None
-    ) -> Coroutine[Any, Any, ExecResult] | None:
-        server, remaining = self._server, self._deadline - time.monotonic()
-        if self._container is None or server is None or self._lost is not None or remaining <= 0:
-            return None  # `exec` says why, or takes the engine's way
-        return self._exec_in_server_async(server, cmd, min(timeout, remaining), timeout, cwd)
-
-    async def _exec_in_server_async(
-        self, server: AttachedServer, cmd: str | Sequence[str], limit: float, timeout: float, cwd: str | None
-    ) -> ExecResult:
-        try:
-            return await run_command_async(server.client, cmd, cwd=cwd or self.workspace, env=None, limit=limit,
-                                           timeout=timeout, reply_within=limit + KILL_GRACE_S,
-                                           rollout_id=self.rollout_id)  # fmt: skip
-        except CommandServerLost as exc:
-            self._lost = await asyncio.to_thread(self._server_lost, exc)  # asks the engine
             raise self._lost from exc
         except SandboxCrashed as exc:
             raise self._failure(str(exc)) from exc

@@ -2,44 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
-from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 from local_sandbox import LocalSandbox
 
-from skill2env.agent.tools import AGENT_TOOLS, WRITE_CHUNK_BYTES, ToolOutcome, ToolRunner, truncate
-from skill2env.sandbox import ExecResult
+from skill2env.agent.tools import AGENT_TOOLS, WRITE_CHUNK_BYTES, ToolRunner, truncate
 
 
-class LoopSandbox(LocalSandbox):
-    """Takes commands on the event loop, as a sandbox with a command server does."""
-
-    def exec_on_loop(
-        self, cmd: str | Sequence[str], *, timeout: float = 60, cwd: str | None = None
-    ) -> Coroutine[Any, Any, ExecResult]:
-        async def on_loop() -> ExecResult:
-            return self.exec(cmd, timeout=timeout, cwd=cwd)
-
-        return on_loop()
-
-
-class OnLoop(ToolRunner):
-    """`run` through `run_async`, failing if a command goes through a thread."""
-
-    def run(self, name: str, arguments: Mapping[str, Any], *, time_left: float = math.inf) -> ToolOutcome:
-        async def no_thread(call: Callable[[], Any]) -> Any:
-            raise AssertionError("a command went through a thread")
-
-        return asyncio.run(self.run_async(name, arguments, blocking=no_thread, time_left=time_left))
-
-
-@pytest.fixture(params=["thread", "loop"])
-def sandbox(request: pytest.FixtureRequest) -> Iterator[LocalSandbox]:
-    box = LoopSandbox() if request.param == "loop" else LocalSandbox()
+@pytest.fixture
+def sandbox() -> Iterator[LocalSandbox]:
+    box = LocalSandbox()
     box.start()
     yield box
     box.stop()
@@ -47,8 +22,7 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[LocalSandbox]:
 
 @pytest.fixture
 def runner(sandbox: LocalSandbox) -> ToolRunner:
-    """The same calls, run in a thread (`run`) or on the event loop (`run_async`), give the same outcomes."""
-    return (OnLoop if isinstance(sandbox, LoopSandbox) else ToolRunner)(sandbox, observation_chars=2_000)
+    return ToolRunner(sandbox, observation_chars=2_000)
 
 
 def test_the_five_tools_are_openai_function_schemas() -> None:

@@ -3,20 +3,18 @@ run it inside one)."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from skill2env.sandbox.command_client import LOOP_REQUEST_MAX_BYTES, CommandReply, CommandServer, server_argv
+from skill2env.sandbox.command_client import CommandReply, CommandServer, server_argv
 from skill2env.sandbox.errors import SandboxCrashed
 
 ServerFactory = Callable[..., CommandServer]
@@ -281,50 +279,3 @@ def test_end_all_kills_every_process_but_the_server_and_answers_once_none_is_lef
     running.join(10)
     assert replies and replies[0].exit_code == 137  # the running command was killed too, and said so
     assert run(server, "echo still here").stdout == "still here\n"  # the server itself lives on
-
-
-def run_async(server: CommandServer, script: str, *, timeout: float = 10) -> Coroutine[Any, Any, CommandReply]:
-    argv = ["bash", "-c", script]
-    return server.client.run_async(argv, cwd="/", env=None, timeout=timeout, reply_within=timeout + 10)
-
-
-class NoThreads(ThreadPoolExecutor):
-    def submit(self, *args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("a command awaited on the loop went through a thread")
-
-
-def test_commands_awaited_on_the_loop_run_at_once_without_a_thread_each(start_server: ServerFactory) -> None:
-    server = start_server()
-
-    async def many() -> list[CommandReply]:
-        asyncio.get_running_loop().set_default_executor(NoThreads())
-        return await asyncio.gather(*(run_async(server, f"sleep 0.5; echo {index}") for index in range(8)))
-
-    began = time.monotonic()
-    replies = asyncio.run(many())
-
-    assert [reply.stdout for reply in replies] == [f"{index}\n" for index in range(8)]
-    assert time.monotonic() - began < 3
-
-
-def test_a_request_too_large_for_the_pipe_is_sent_from_a_thread_and_arrives_whole(start_server: ServerFactory) -> None:
-    server = start_server()
-    payload = "x" * (LOOP_REQUEST_MAX_BYTES * 4)
-
-    reply = asyncio.run(run_async(server, f"printf %s '{payload}' | wc -c"))
-
-    assert reply.stdout.strip() == str(len(payload))
-
-
-def test_the_server_dying_fails_an_awaited_call_as_crashed(start_server: ServerFactory) -> None:
-    server = start_server()
-
-    async def killed_under_it() -> None:
-        waiting = asyncio.ensure_future(run_async(server, "sleep 30"))
-        await asyncio.sleep(0.3)
-        server.process.kill()
-        await waiting
-
-    with pytest.raises(SandboxCrashed):
-        asyncio.run(asyncio.wait_for(killed_under_it(), 10))
-    assert not server.client.alive

@@ -8,8 +8,9 @@ links (which the store never follows out of the tree: `tasks.harbor.iter_files`)
 `MAX_DEPTH` levels and `MAX_PATH_CHARS` characters, and leaves out the rest: pipes, sockets,
 devices, and anything deeper or longer, which no task's verifier reads.
 
-It also writes at most the sandbox's storage limit of file content and `MAX_ENTRIES` entries
-(`CopyBudget`). A workspace's files can add up to far more than the space they take: sparse files
+It also writes at most the sandbox's storage limit of file content (in whole pages, as a tmpfs
+stores it: the fresh sandbox that verifies the copy has the same limit and must hold it) and
+`MAX_ENTRIES` entries (`CopyBudget`). A workspace's files can add up to far more than the space they take: sparse files
 (`truncate -s 60M` allocates nothing) and hard links (every name copies the data again). Without
 the bound, 40 sparse files in a 64 MiB workspace wrote 2.4 GB to the host in 3 s, and enough of
 them would fill the host's disk (every rollout's store then fails: the agent's infra_error,
@@ -34,6 +35,8 @@ MAX_PATH_CHARS = 1024
 """The longest path, relative to the copied folder, that is copied (the host adds its own prefix)."""
 MAX_ENTRIES = 100_000
 """Files, folders and links one copy takes: copying and storing 100,000 empty files took a minute."""
+PAGE_BYTES = 4096
+"""A tmpfs stores a file in whole pages: a 1-byte file takes 4 KiB of the storage limit."""
 STREAM_FACTOR = 2
 """A tar stream whose files add up to this many times the budget is read no further (`CopyBudget.spent`)."""
 TAR_KINDS = frozenset({tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE})
@@ -77,12 +80,14 @@ class CopyBudget:
 
     def take(self, size: int = 0) -> bool:
         """Whether an entry (a file of `size` bytes; a folder or a link has none) is copied; charges it
-        when it is."""
-        self.seen += size
+        when it is, in whole pages: what the copy takes in a sandbox's tmpfs (the fresh sandbox that
+        verifies it has the same storage limit), so a copy of it always fits there."""
+        pages = -(-size // PAGE_BYTES) * PAGE_BYTES
+        self.seen += pages
         self.offered += 1
-        if size > self.left or self.entries_left <= 0:
+        if pages > self.left or self.entries_left <= 0:
             return False
-        self.left -= size
+        self.left -= pages
         self.entries_left -= 1
         return True
 

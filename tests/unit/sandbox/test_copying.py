@@ -15,6 +15,7 @@ import pytest
 from skill2env.sandbox.copying import (
     MAX_DEPTH,
     MAX_PATH_CHARS,
+    PAGE_BYTES,
     STREAM_FACTOR,
     CopyBudget,
     clear_mode_bits,
@@ -75,7 +76,7 @@ def test_a_file_copy_clears_the_mode_bits_tars_filter_clears(tmp_path: Path) -> 
     assert stat.S_IMODE((tmp_path / "dir" / "tool").stat().st_mode) == 0o755
 
 
-def test_a_copytree_writes_at_most_the_budget_of_file_content(tmp_path: Path) -> None:
+def test_a_copytree_writes_at_most_the_budget_of_file_content_in_whole_pages(tmp_path: Path) -> None:
     source = tmp_path / "workspace"
     (source / "output").mkdir(parents=True)
     (source / "output" / "result.txt").write_text("total\n")
@@ -84,14 +85,15 @@ def test_a_copytree_writes_at_most_the_budget_of_file_content(tmp_path: Path) ->
         with (source / f"sparse{index:02}").open("wb") as handle:
             handle.truncate(1 << 30)  # a GiB each, nothing allocated
         os.link(source / "dense", source / f"link{index:02}")
-    budget = CopyBudget(1000)
+    budget = CopyBudget(3 * PAGE_BYTES)
 
     shutil.copytree(source, tmp_path / "copy", symlinks=True,
                     ignore=functools.partial(left_out_of_copy, str(source), budget=budget))  # fmt: skip
 
     copied = {p.relative_to(tmp_path / "copy").as_posix(): p.stat().st_size for p in (tmp_path / "copy").rglob("*")}
-    assert copied == {"dense": 600, "output": copied["output"], "output/result.txt": 6}  # in name order, what fits
-    assert budget.left == 1000 - 606
+    # what fits, in name order (a folder's files before what is in its subfolders): 600 bytes take a page
+    assert copied == {"dense": 600, "link00": 600, "link01": 600, "output": copied["output"]}
+    assert budget.left == 0
 
 
 def _tar(members: list[tuple[str, bytes | str]]) -> tarfile.TarFile:
@@ -111,20 +113,20 @@ def _tar(members: list[tuple[str, bytes | str]]) -> tarfile.TarFile:
 
 
 def test_tar_members_past_the_budget_and_links_to_them_are_left_out() -> None:
-    budget = CopyBudget(130)
-    archive = _tar([("ws/a", b"a" * 60), ("ws/b", b"b" * 80), ("ws/to-a", "ws/a"), ("ws/to-b", "ws/b"), ("ws/c", b"c"),
-                    ("ws/again-a", "ws/a")])  # fmt: skip
+    budget = CopyBudget(3 * PAGE_BYTES)
+    archive = _tar([("ws/a", b"a" * 4000), ("ws/b", b"b" * 9000), ("ws/to-a", "ws/a"), ("ws/to-b", "ws/b"),
+                    ("ws/c", b"c"), ("ws/again-a", "ws/a")])  # fmt: skip
 
     kept = [member.name for member in archive if tar_member_copied(member, budget)]
 
-    # a link costs its target's size; one to a member left out is left out
+    # a link costs its target's pages; one to a member left out is left out
     assert kept == ["ws/a", "ws/to-a", "ws/c"]
-    assert budget.left == 130 - 60 - 60 - 1
+    assert budget.left == 0
 
 
 def test_a_budget_is_spent_once_the_files_offered_pass_the_stream_factor() -> None:
-    budget = CopyBudget(10)
-    budget.take(STREAM_FACTOR * 10)
+    budget = CopyBudget(PAGE_BYTES)
+    budget.take(STREAM_FACTOR * PAGE_BYTES)
     assert not budget.spent
     budget.take(1)
     assert budget.spent

@@ -1,6 +1,7 @@
 """Rollout throughput: concurrent solver rollouts of a scripted 10-step policy, per sandbox backend.
 
     python benchmarks/rollouts.py [--rollouts 16] [--steps 10] [--latency 0.2] [--backends docker,bwrap]
+                                  [--repeats 1]
 
 Starts the test suite's scripted OpenAI-compatible server (`tests/llm_server.py`) in its own
 process, scripted as a policy: each answer comes after `--latency` seconds and is one `bash`
@@ -28,6 +29,10 @@ used, and three overheads:
 Goals: every rollout completes with 16 at once on 2 cores, and sandbox + loop overhead ≤ 10 %
 of wall time at 200 ms per model answer (judged on the share outside model calls; the other two
 are printed beside it).
+
+The share moves with the machine's state from one run to the next by more than most changes move
+it: `--repeats N` runs every backend's group N times, alternating backends (each repeat with its own
+baseline), and ends with each backend's spread, median and how often the goal was met.
 
 bwrap keeps each rollout's directories under `$SKILL2ENV_BWRAP_DIR` (default: the temporary
 directory); `--bwrap-dir /dev/shm/skill2env-bwrap` puts them on a tmpfs.
@@ -171,7 +176,7 @@ class Group:
     """Seconds spent starting the first wave's sandboxes ahead, before the group (docker)."""
 
 
-def report(group: Group, steps: int, latency: float, concurrency: int, baseline: Group | None) -> bool:
+def report(group: Group, steps: int, latency: float, concurrency: int, baseline: Group | None) -> tuple[bool, float]:
     done, wall = group.done, group.wall
     turns = sum(t.turns for t in done)
     mean = {field: statistics.mean(float(getattr(t, field) or 0.0) for t in done)
@@ -207,7 +212,16 @@ def report(group: Group, steps: int, latency: float, concurrency: int, baseline:
     met = all(t.status == "completed" and t.turns == steps for t in done) and waiting <= OVERHEAD_GOAL
     if group.backend != NULL:
         print(f"  goal (all complete, outside model calls ≤ {OVERHEAD_GOAL:.0%}): {'met' if met else 'MISSED'}")
-    return met
+    return met, waiting
+
+
+def summarize(backend: str, outcomes: list[tuple[bool, float]]) -> None:
+    """One line for a backend's repeats: the goal's share, its spread and median, and how often it was met."""
+    shares = sorted(share for _, share in outcomes)
+    met = sum(ok for ok, _ in outcomes)
+    goal = "" if backend == NULL else f"; goal met in {met} of {len(outcomes)}"
+    print(f"{backend}: outside model calls over {len(outcomes)} repeats {shares[0]:.1%}–{shares[-1]:.1%}"
+          f" (median {statistics.median(shares):.1%}){goal}")  # fmt: skip
 
 
 def _cpu() -> tuple[float, float]:
@@ -230,6 +244,9 @@ def main() -> None:
         help="where bwrap rollouts keep their directories (default: $SKILL2ENV_BWRAP_DIR or <tmp>); "
         "a tmpfs such as /dev/shm/skill2env-bwrap avoids disk metadata costs",
     )
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="run each backend's group this many times, alternating backends, and sum up"
+                        " the spread (the share moves with the machine's state from run to run)")  # fmt: skip
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -238,12 +255,19 @@ def main() -> None:
     server, base_url = start_server(args.steps, args.latency)
     try:
         with tempfile.TemporaryDirectory(prefix="skill2env-bench-rollouts-") as scratch:
-            baseline = run_group(NULL, base_url, args.rollouts, args.waves, Path(scratch), args.bwrap_dir)
-            report(baseline, args.steps, args.latency, args.rollouts, None)
-            backends: list[BackendName] = [b for b in BACKEND_NAMES if b in args.backends.split(",")]
-            for backend in backends:
-                group = run_group(backend, base_url, args.rollouts, args.waves, Path(scratch), args.bwrap_dir)
-                report(group, args.steps, args.latency, args.rollouts, baseline)
+            backends: list[str] = [b for b in BACKEND_NAMES if b in args.backends.split(",")]
+            outcomes: dict[str, list[tuple[bool, float]]] = {backend: [] for backend in [NULL, *backends]}
+            for repeat in range(args.repeats):
+                home = Path(scratch) / str(repeat)
+                baseline = run_group(NULL, base_url, args.rollouts, args.waves, home, args.bwrap_dir)
+                outcomes[NULL].append(report(baseline, args.steps, args.latency, args.rollouts, None))
+                for backend in backends:
+                    group = run_group(backend, base_url, args.rollouts, args.waves, home, args.bwrap_dir)
+                    outcomes[backend].append(report(group, args.steps, args.latency, args.rollouts, baseline))
+            if args.repeats > 1:
+                print()
+                for backend, measured in outcomes.items():
+                    summarize(backend, measured)
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -62,7 +62,7 @@ class CopyBudget:
         self.left = limit_bytes
         self.entries_left = max_entries
         self.seen = 0
-        """The size of every regular file offered, taken or not."""
+        """The pages of every regular file offered, taken or not."""
         self.offered = 0
         self.taken: dict[str, int] = {}
         """The size of each regular tar member taken: a hard link to it costs as much (every name is

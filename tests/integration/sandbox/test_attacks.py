@@ -133,24 +133,31 @@ def test_links_in_the_final_workspace_never_bring_host_files_into_the_store(sand
     assert files["copy.csv"] == files["sales.csv"]
 
 
+def _made_and_copied(sandbox: Sandbox, script: str, copied: Path, *, last: bool) -> Path:
+    """Run `script` as the agent, then copy the workspace out to `copied`: as a rollout's snapshot does
+    (`last`), or as any copy does."""
+    made = sandbox.exec(f"{script} && echo made", timeout=60)
+    assert made.stdout.strip() == "made", made.stderr
+    (sandbox.copy_out_last if last else sandbox.copy_out)(sandbox.workspace, copied)
+    return copied
+
+
 @pytest.mark.parametrize("last", [True, False], ids=["final-copy", "copy"])
 def test_nothing_in_the_workspace_can_make_storing_it_fail(sandbox: Sandbox, tmp_path: Path, last: bool) -> None:
     """A final workspace that cannot be stored makes the attempt an infrastructure error, never scored:
     pipes, sockets, a tree deeper than Python's recursion limit and names that are not UTF-8 must not
     fail the copy or the store."""
-    made = sandbox.exec(
+    copied = _made_and_copied(
+        sandbox,
         "mkdir -p output && echo total > output/result.txt && mkfifo pipe output/pipe && "
         "python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"sock\")' && "
         "deep=$(printf 'd/%.0s' $(seq 1400)) && mkdir -p $deep && echo buried > $deep/f && "
         "shallow=$(printf 'd/%.0s' $(seq 63)) && echo kept > ${shallow}f && "
         "touch \"$(printf 'bad\\377')\" && mkdir \"$(printf '\\376')\" && touch \"$(printf '\\376')/x\" && "
-        "printf x > \"$(printf 'two\\nlines')\" && echo made",
-        timeout=60,
+        "printf x > \"$(printf 'two\\nlines')\"",
+        tmp_path / "workspace",
+        last=last,
     )
-    assert made.stdout.strip() == "made", made.stderr
-    copied = tmp_path / "workspace"
-
-    (sandbox.copy_out_last if last else sandbox.copy_out)(sandbox.workspace, copied)
     files = tree(TaskStore(tmp_path / "home").put_dir(copied).path)
 
     shallow = "d/" * 63 + "f"
@@ -162,19 +169,17 @@ def test_nothing_in_the_workspace_can_make_storing_it_fail(sandbox: Sandbox, tmp
 def test_sparse_files_and_hard_links_cannot_make_the_copy_write_more_than_the_storage_limit(
     sandbox: Sandbox, tmp_path: Path, last: bool
 ) -> None:
-    """A 32 MiB workspace whose files add up to 3.2 GB without using the space (sparse files, and hard
+    """A 32 MiB workspace whose files add up to 2.6 GB without using the space (sparse files, and hard
     links to one file): the copy out must not write them all to the host, or enough of them would fill
     its disk and fail every rollout's store."""
-    made = sandbox.exec(
+    copied = _made_and_copied(
+        sandbox,
         "mkdir -p output && echo total > output/result.txt && "
         "for i in $(seq 1 50); do truncate -s 30M sparse$i; done && "
-        "head -c 20000000 /dev/zero > dense && for i in $(seq 1 50); do ln dense link$i; done && echo made",
-        timeout=60,
+        "head -c 20000000 /dev/zero > dense && for i in $(seq 1 50); do ln dense link$i; done",
+        tmp_path / "workspace",
+        last=last,
     )
-    assert made.stdout.strip() == "made", made.stderr
-    copied = tmp_path / "workspace"
-
-    (sandbox.copy_out_last if last else sandbox.copy_out)(sandbox.workspace, copied)
 
     sizes = {path.relative_to(copied).as_posix(): path.stat().st_size for path in copied.rglob("*") if path.is_file()}
     assert sum(sizes.values()) <= ATTACK_LIMITS.storage_mb << 20

@@ -131,7 +131,8 @@ _RETRIEVAL = re.compile(
 _RETRIEVAL_NEEDLES = ("search", "fetch", "quer", "look", "monitor", "watch", "poll", "scrap", "download", "retriev")
 _LIVE_CUE = re.compile(
     r"\b(?:latest|recent|daily|today'?s|real[- ]time|live|new\s+(?:filings|posts|papers|releases|articles|listings)"
-    r"|(?:rest|web|public|online)\s+apis?|listings?|schedules?|timetables?|headlines|mailing\s+lists?"
+    r"|(?:rest|web|public|online|free|external|third[- ]party)\s+(?:[a-z-]+\s+)?apis?|weather|forecasts?"
+    r"|listings?|schedules?|timetables?|headlines|mailing\s+lists?"
     r"|[a-z0-9-]+\.(?:com|net|org|io|gov|es|de|fr|co\.uk))\b",
     re.IGNORECASE,
 )
@@ -454,15 +455,27 @@ _HTML_PARSERS = ("beautifulsoup4", "cheerio", "html5lib", "jsdom", "lxml", "pars
 _HTTP_CLIENTS = ("aiohttp", "axios", "cloudscraper", "got", "httpx", "node-fetch", "requests", "urllib3")
 _CRAWLERS = ("crawlee", "newspaper3k", "newspaper4k", "scrapy", "trafilatura")
 _PAGE_FETCH = re.compile(r"(?:requests|httpx|session|client)\.get\(|urlopen\(|axios\.get\(|fetch\(")
+_REGISTRY_QUERY = re.compile(
+    r"\b(?:(?:npm|yarn|pnpm|bun|cargo|bundle|composer)\s+(?:outdated|audit)|npm\s+view|npx\s+npm-check-updates|ncu"
+    r"|pip3?\s+list\s+(?:-\w+\s+)*--outdated|pip-audit|safety\s+check)\b"
+)
+_REGISTRY_NEEDLES = ("outdated", "audit", "npm view", "ncu", "safety check")
+MIN_REGISTRY_QUERIES = 3
+"""A workflow that asks a live package registry this many times (what is outdated, what is vulnerable,
+which versions exist) is about the registry's answers, which an offline task container cannot get."""
 
 
 def network_fetch(record: SkillRecord, body: str) -> tuple[str, str] | None:
-    """The reason and evidence for a workflow that fetches from the web without a key: a media
-    downloader it runs (`needs:network:yt-dlp`), or public web pages it scrapes (an HTTP client and an
-    HTML parser, or a crawler: `needs:network:web-pages`). Task containers run offline."""
+    """The reason and evidence for a workflow that fetches from the web without a key: the answers of
+    a live package registry (`needs:network:package-registry`), a media downloader it runs
+    (`needs:network:yt-dlp`), or public web pages it scrapes (an HTTP client and an HTML parser, or a
+    crawler: `needs:network:web-pages`). Task containers run offline."""
     where = record.skill_md_file
     bins = record.clawhub.bins + record.clawhub.any_bins if record.clawhub else []
     packages = {dependency.name.lower(): dependency.source for dependency in record.dependencies}
+    registry = _registry_queries(body)
+    if registry:
+        return "needs:network:package-registry", f"{where}: {registry}"
     for downloader in _DOWNLOADERS:
         if downloader in record.cli_tools or downloader in packages or downloader in bins:
             line = _line_naming(body, downloader)
@@ -480,6 +493,16 @@ def network_fetch(record: SkillRecord, body: str) -> tuple[str, str] | None:
         proof = f"{where}: {line}" if line else f"{packages.get(used, where)}: {used} with {parser or 'a crawler'}"
         return "needs:network:web-pages", proof
     return None
+
+
+def _registry_queries(body: str) -> str | None:
+    """The first line of `body` that queries a live package registry, when `MIN_REGISTRY_QUERIES` do."""
+    if not any(map(body.__contains__, _REGISTRY_NEEDLES)):
+        return None
+    queries = list(_REGISTRY_QUERY.finditer(body))
+    if len(queries) < MIN_REGISTRY_QUERIES:
+        return None
+    return _line_naming(body, queries[0].group())
 
 
 def _line_naming(body: str, word: str) -> str | None:

@@ -58,6 +58,17 @@ def test_a_script_the_body_never_runs_does_not_make_a_workflow(make_record: Reco
     assert judge_practical(make_record(text, languages=["python"])).outcome == Outcome.pass_
 
 
+def test_a_diagram_or_a_json_sample_is_not_a_command(make_record: RecordFactory, make_skill: Skill) -> None:
+    blocks = '```mermaid\ngraph TD; A-->B\n```\n\n```dot\ndigraph { a -> b }\n```\n\n```json\n{"status": "ok"}\n```\n'
+    body = STEPS + blocks + "Guidance. " * 80
+    verdict = judge_practical(make_record(make_skill("flow-review", "Review a team's delivery flow.", body)))
+    assert verdict.reasons == ["advice:no-executable-step"]
+    runnable = body + "\n\n```bash\npython3 scripts/flow.py board.csv --out flow.md\n```\n"
+    assert judge_practical(make_record(make_skill("flow-review", "Review a delivery flow.", runnable))).outcome == (
+        Outcome.pass_
+    )
+
+
 def test_operating_the_live_agent_harness_needs_the_harness(make_record: RecordFactory, make_skill: Skill) -> None:
     body = "Send the summary:\n\n```bash\nclawdbot message send --to ops 'done'\n```\n"
     verdict = judge_feasible(make_record(make_skill("notify-ops", "Tell the ops channel a job finished.", body)))
@@ -271,6 +282,16 @@ def test_the_cap_keeps_the_most_decisive_signals_of_a_code() -> None:
             "soup = BeautifulSoup(requests.get(url).text, 'html.parser')\n```\n",
             "needs:network:web-pages",
         ),
+        (
+            "Upgrade a project's dependencies across major versions.",
+            "```bash\nnpm outdated\nnpx npm-check-updates -u\nnpm install\nnpm audit\n```\n",
+            "needs:network:package-registry",
+        ),
+        (
+            "Triage vulnerable Python packages.",
+            "```bash\npip-audit -r requirements.txt\npip list --outdated\npip-audit --fix\n```\n",
+            "needs:network:package-registry",
+        ),
     ],
 )
 def test_downloading_or_scraping_needs_the_network(
@@ -292,6 +313,7 @@ def test_downloading_or_scraping_needs_the_network(
         ),
         ("Convert local videos to GIFs.", "```bash\nffmpeg -i input.mp4 -vf fps=10 out.gif\n```\n"),
         ("Transcribe audio files.", "```bash\nwhisper episode.mp3 --model small\n```\n"),
+        ("Fix lint errors in a TypeScript project.", "```bash\nnpm run lint -- --fix\nnpm audit\nnpm test\n```\n"),
     ],
 )
 def test_local_files_need_no_network(

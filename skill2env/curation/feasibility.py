@@ -456,10 +456,15 @@ _HTTP_CLIENTS = ("aiohttp", "axios", "cloudscraper", "got", "httpx", "node-fetch
 _CRAWLERS = ("crawlee", "newspaper3k", "newspaper4k", "scrapy", "trafilatura")
 _PAGE_FETCH = re.compile(r"(?:requests|httpx|session|client)\.get\(|urlopen\(|axios\.get\(|fetch\(")
 _REGISTRY_QUERY = re.compile(
-    r"\b(?:(?:npm|yarn|pnpm|bun|cargo|bundle|composer)\s+(?:outdated|audit)|npm\s+view|npx\s+npm-check-updates|ncu"
-    r"|pip3?\s+list\s+(?:-\w+\s+)*--outdated|pip-audit|safety\s+check)\b"
+    r"\b(?:(?:npm|yarn|pnpm|bun|cargo|bundle|composer)\s+(?:outdated|audit)|pip3?\s+list\s+(?:-\w+\s+)*--outdated"
+    r"|pip-audit|npm-check-updates|ncu|npm\s+view)\b"
 )
-_REGISTRY_NEEDLES = ("outdated", "audit", "npm view", "ncu", "safety check")
+_REGISTRY_NEEDLES = ("outdated", "audit", "npm-check-updates", "ncu", "npm view")
+"""Every `_REGISTRY_QUERY` holds one of these, at most `_REGISTRY_REACH` characters from its start."""
+_REGISTRY_REACH = 80
+_REGISTRY_PROGRAMS = frozenset({"npm", "npx", "yarn", "pnpm", "bun", "cargo", "bundle", "composer", "pip", "pip3",
+                                "pip-audit", "ncu"})  # fmt: skip
+"""The programs of those queries: a skill that runs none of them asks no registry."""
 MIN_REGISTRY_QUERIES = 3
 """A workflow that asks a live package registry this many times (what is outdated, what is vulnerable,
 which versions exist) is about the registry's answers, which an offline task container cannot get."""
@@ -473,7 +478,7 @@ def network_fetch(record: SkillRecord, body: str) -> tuple[str, str] | None:
     where = record.skill_md_file
     bins = record.clawhub.bins + record.clawhub.any_bins if record.clawhub else []
     packages = {dependency.name.lower(): dependency.source for dependency in record.dependencies}
-    registry = _registry_queries(body)
+    registry = _registry_queries(body) if _REGISTRY_PROGRAMS.intersection(record.programs) else None
     if registry:
         return "needs:network:package-registry", f"{where}: {registry}"
     for downloader in _DOWNLOADERS:
@@ -496,13 +501,20 @@ def network_fetch(record: SkillRecord, body: str) -> tuple[str, str] | None:
 
 
 def _registry_queries(body: str) -> str | None:
-    """The first line of `body` that queries a live package registry, when `MIN_REGISTRY_QUERIES` do."""
-    if not any(map(body.__contains__, _REGISTRY_NEEDLES)):
+    """The first line of `body` that queries a live package registry, when `MIN_REGISTRY_QUERIES` do.
+
+    The query is looked for only around each of its needles (words like "audit" are common, the
+    queries rare)."""
+    found: dict[int, str] = {}
+    for needle in _REGISTRY_NEEDLES:
+        at = body.find(needle)
+        while at != -1:
+            for query in _REGISTRY_QUERY.finditer(body, max(0, at - _REGISTRY_REACH), at + len(needle) + 1):
+                found[query.start()] = query.group()
+            at = body.find(needle, at + len(needle))
+    if len(found) < MIN_REGISTRY_QUERIES:
         return None
-    queries = list(_REGISTRY_QUERY.finditer(body))
-    if len(queries) < MIN_REGISTRY_QUERIES:
-        return None
-    return _line_naming(body, queries[0].group())
+    return _line_naming(body, found[min(found)])
 
 
 def _line_naming(body: str, word: str) -> str | None:

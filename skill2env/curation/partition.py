@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import polars as pl
 
@@ -31,8 +31,8 @@ class SkillSource(Protocol):
         """`domain`, `skill_id` and `path` of every skill of `domains`, in domain then path order."""
         ...
 
-    def rows(self, domain: str, first_path: str, last_path: str) -> pl.DataFrame:
-        """The `skills` rows of `domain` with `first_path <= path <= last_path`, in path order."""
+    def rows(self, domain: str, first_path: str, last_path: str) -> Iterable[dict[str, Any]]:
+        """The `skills` rows of `domain` with `first_path <= path <= last_path`, in path order, as dicts."""
         ...
 
 
@@ -46,9 +46,9 @@ class FrameSource:
         frames = [self.frames[domain].select(pl.lit(domain).alias("domain"), "skill_id", "path") for domain in domains]
         return pl.concat(frames).sort("domain", "path") if frames else pl.DataFrame(schema=_KEYS_SCHEMA)
 
-    def rows(self, domain: str, first_path: str, last_path: str) -> pl.DataFrame:
+    def rows(self, domain: str, first_path: str, last_path: str) -> Iterable[dict[str, Any]]:
         path = pl.col("path")
-        return self.frames[domain].filter((path >= first_path) & (path <= last_path)).sort("path")
+        return self.frames[domain].filter((path >= first_path) & (path <= last_path)).sort("path").iter_rows(named=True)
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def _mark_duplicate(curation: CurationRecord, original: str) -> None:
 def curate_chunk(chunk: CurationChunk, curator: Curator | None = None) -> pl.DataFrame:
     """`curated_skills` rows for a slice of one domain's `skills` rows (worker entry point)."""
     rows = []
-    for row in chunk.source.rows(chunk.domain, chunk.first_path, chunk.last_path).iter_rows(named=True):
+    for row in chunk.source.rows(chunk.domain, chunk.first_path, chunk.last_path):
         record = skill_record_from_row(row)
         curation = curate_skill(record, curator, domain=chunk.domain)
         if record.path in chunk.duplicates:

@@ -90,6 +90,8 @@ class Lake:
         """`path`: the embedded lake's file; with `ducklake`, that lake instead (`path` is then unused)."""
         self.path = path
         self.lock_path = path.with_name(path.name + ".lock")
+        self.write_wanted_path = path.with_name(path.name + ".write-wanted")
+        """Touched by a writer waiting for the lock: a process holding the lake open (`held_open`) lets go."""
         self.lock_timeout = lock_timeout
         self.ducklake = ducklake
         self._dialect = ducklake_lake.DIALECT if ducklake else None
@@ -136,6 +138,8 @@ class Lake:
                     fcntl.flock(handle.fileno(), mode | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
+                    if exclusive:
+                        self.write_wanted_path.touch()
                     if time.monotonic() > deadline:
                         raise LakeLockTimeoutError(
                             f"lake {self.path} stayed locked by another process for {self.lock_timeout:.0f} s"
@@ -207,6 +211,11 @@ class Lake:
         with self.reading() as reader:
             return reader.query(sql, params)
 
+    def query_rows(self, sql: str, params: Mapping[str, Any] | Sequence[Any] | None = None) -> list[dict[str, Any]]:
+        """`query`'s rows as dicts (`Reader.query_rows`)."""
+        with self.reading() as reader:
+            return reader.query_rows(sql, params)
+
     @contextmanager
     def reading(self) -> Iterator[Reader]:
         """Several read-only queries on one connection, under one shared lock (cheaper than `query` each).
@@ -222,6 +231,26 @@ class Lake:
             # writers do not wait for readers).
             con.begin()
             yield Reader(con)
+
+    @contextmanager
+    def held_open(self) -> Iterator[None]:
+        """Keep the database open for reading (a read-only connection under the shared lock) while
+        `query` runs many times: DuckDB keeps one database per file and process while a connection to
+        it is open, so the blocks one query read stay cached for the next (curation reading the catalog
+        chunk by chunk: 0.20 → 0.08 ms per skill). Writers wait until it is closed; a waiting writer
+        touches `write_wanted_path`. A DuckLake is left as is."""
+        if self.ducklake:
+            yield
+            return
+        with self._locked(exclusive=False), self._connection(read_only=True):
+            yield
+
+    def write_wanted_since(self, since_ns: int) -> bool:
+        """Whether a writer has waited for the lock since `since_ns` (`time.time_ns()`)."""
+        try:
+            return self.write_wanted_path.stat().st_mtime_ns >= since_ns
+        except FileNotFoundError:
+            return False
 
     def _has_schema(self) -> bool:
         """Whether the lake's newest applied schema is this version's."""
@@ -245,9 +274,24 @@ class Reader:
         try:
             return self._con.sql(sql, params=params).pl()
         except duckdb.Error as exc:
-            if "read-only" in str(exc).lower():
-                raise ReadOnlyQueryError(f"the lake is read-only here: {exc}") from exc
-            raise
+            raise _read_error(exc) from exc
+
+    def query_rows(self, sql: str, params: Mapping[str, Any] | Sequence[Any] | None = None) -> list[dict[str, Any]]:
+        """`query(...).iter_rows(named=True)` as a list, the same values without the frame: for rows read
+        one by one, about half the cost (no Arrow export, no frame)."""
+        try:
+            cursor = self._con.execute(sql, params)
+            names = [column[0] for column in cursor.description or ()]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        except duckdb.Error as exc:
+            raise _read_error(exc) from exc
+
+
+def _read_error(exc: duckdb.Error) -> Exception:
+    """A write attempted on a read-only connection as `ReadOnlyQueryError`; any other error as it is."""
+    if "read-only" in str(exc).lower():
+        return ReadOnlyQueryError(f"the lake is read-only here: {exc}")
+    return exc
 
 
 _HAS_SCHEMA_TABLE = (

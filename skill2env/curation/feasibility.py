@@ -131,8 +131,7 @@ _RETRIEVAL = re.compile(
 _RETRIEVAL_NEEDLES = ("search", "fetch", "quer", "look", "monitor", "watch", "poll", "scrap", "download", "retriev")
 _LIVE_CUE = re.compile(
     r"\b(?:latest|recent|daily|today'?s|real[- ]time|live|new\s+(?:filings|posts|papers|releases|articles|listings)"
-    r"|(?:rest|web|public|online|free|external|third[- ]party)\s+(?:[a-z-]+\s+)?apis?|weather|forecasts?"
-    r"|listings?|schedules?|timetables?|headlines|mailing\s+lists?"
+    r"|(?:rest|web|public|online)\s+apis?|listings?|schedules?|timetables?|headlines|mailing\s+lists?"
     r"|[a-z0-9-]+\.(?:com|net|org|io|gov|es|de|fr|co\.uk))\b",
     re.IGNORECASE,
 )

@@ -104,16 +104,14 @@ _CODE_LANGS = frozenset(
     {
         "bash", "sh", "shell", "zsh", "fish", "console", "terminal", "shellsession", "powershell", "ps1", "pwsh",
         "cmd", "bat", "python", "py", "python3", "ipython", "pycon", "javascript", "js", "mjs", "typescript", "ts",
-        "jsx", "tsx", "node", "yaml", "yml", "toml", "ini", "env", "dotenv", "sql", "psql", "mysql", "sqlite",
-        "go", "golang", "rust", "rs", "java", "kotlin", "kt", "swift", "c", "cpp", "c++", "cs", "csharp", "ruby",
-        "rb", "php", "r", "julia", "jl", "lua", "perl", "scala", "html", "xml", "css", "scss", "graphql", "hcl",
-        "terraform", "tf", "dockerfile", "docker", "makefile", "make", "nginx", "diff", "patch", "latex", "tex",
-        "bibtex", "solidity", "sol", "vue", "svelte", "elixir", "haskell", "ocaml", "zig", "nix", "applescript",
-        "vb", "proto", "protobuf",
+        "jsx", "tsx", "node", "json", "jsonc", "yaml", "yml", "toml", "ini", "env", "dotenv", "sql", "psql", "mysql",
+        "sqlite", "go", "golang", "rust", "rs", "java", "kotlin", "kt", "swift", "c", "cpp", "c++", "cs", "csharp",
+        "ruby", "rb", "php", "r", "julia", "jl", "lua", "perl", "scala", "html", "xml", "css", "scss", "graphql",
+        "hcl", "terraform", "tf", "dockerfile", "docker", "makefile", "make", "nginx", "diff", "patch", "dot",
+        "mermaid", "latex", "tex", "bibtex", "solidity", "sol", "vue", "svelte", "elixir", "haskell", "ocaml", "zig",
+        "nix", "applescript", "vb", "proto", "protobuf",
     }
 )  # fmt: skip
-_NOT_COMMAND_LANGS = frozenset({"dot", "mermaid", "graphviz", "plantuml", "json", "jsonc"})
-"""Diagrams and data samples: a flow chart or a sample response is nothing to run, whatever it holds."""
 # _COMMAND_LINE, _FLAGGED_LINE and _CODE_KEYWORDS search a block with a newline in front: their `^`
 # is spelled as that newline, a literal the engine finds at C speed instead of trying every offset.
 _COMMAND_LINE = re.compile(
@@ -563,8 +561,6 @@ def _distinct(matches: Iterable[re.Match[str]], limit: int = 8) -> tuple[str, ..
 
 def _is_command_block(lang: str, content: str) -> bool:
     """Code or commands, as opposed to prompts, sample dialogue, formulas or program output."""
-    if lang in _NOT_COMMAND_LANGS:
-        return False
     if lang in _CODE_LANGS:
         return True
     lines = "\n" + content  # each line, the first included, after a newline

@@ -58,17 +58,6 @@ def test_a_script_the_body_never_runs_does_not_make_a_workflow(make_record: Reco
     assert judge_practical(make_record(text, languages=["python"])).outcome == Outcome.pass_
 
 
-def test_a_diagram_or_a_json_sample_is_not_a_command(make_record: RecordFactory, make_skill: Skill) -> None:
-    blocks = '```mermaid\ngraph TD; A-->B\n```\n\n```dot\ndigraph { a -> b }\n```\n\n```json\n{"status": "ok"}\n```\n'
-    body = STEPS + blocks + "Guidance. " * 80
-    verdict = judge_practical(make_record(make_skill("flow-review", "Review a team's delivery flow.", body)))
-    assert verdict.reasons == ["advice:no-executable-step"]
-    runnable = body + "\n\n```bash\npython3 scripts/flow.py board.csv --out flow.md\n```\n"
-    assert judge_practical(make_record(make_skill("flow-review", "Review a delivery flow.", runnable))).outcome == (
-        Outcome.pass_
-    )
-
-
 def test_operating_the_live_agent_harness_needs_the_harness(make_record: RecordFactory, make_skill: Skill) -> None:
     body = "Send the summary:\n\n```bash\nclawdbot message send --to ops 'done'\n```\n"
     verdict = judge_feasible(make_record(make_skill("notify-ops", "Tell the ops channel a job finished.", body)))

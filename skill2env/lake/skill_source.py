@@ -35,14 +35,14 @@ class LakeSkillSource:
 
     def rows(self, domain: str, first_path: str, last_path: str) -> list[dict[str, Any]]:
         bound = {"domain": domain, "first_path": first_path, "last_path": last_path}
-        lake = self._lake()
+        lake, sql = self._lake(), load_sql("queries/skills_of_domain")
         keep_open = multiprocessing.parent_process() is not None if self.keep_open is None else self.keep_open
         if not keep_open:
-            return lake.query_rows(load_sql("queries/skills_of_domain"), bound)
+            return lake.query_rows(sql, bound)
         keeper = _KEEPERS.setdefault(self, _Keeper(lake))
         keeper.hold()
         try:
-            return lake.query_rows(load_sql("queries/skills_of_domain"), bound)
+            return lake.query_rows(sql, bound)
         finally:
             keeper.release_later()
 
@@ -88,21 +88,24 @@ class _Keeper:
                 held = ExitStack()
                 held.enter_context(self._lake.held_open())
                 self._held, self._held_since, self._file = held, time.time_ns(), _identity(self._lake.path)
-                threading.Thread(target=self._watch, name="lake-keeper", daemon=True).start()
+                threading.Thread(target=self._watch, args=(held,), name="lake-keeper", daemon=True).start()
 
     def release_later(self) -> None:
         with self._guard:
             self._reading -= 1
             self._last_read = time.monotonic()
 
-    def _watch(self) -> None:
+    def _watch(self, held: ExitStack) -> None:
+        """Close `held` when it is time; return once it is closed (here, or by `hold` for a replaced lake)."""
         while True:
             time.sleep(_WATCH_S)
             with self._guard:
+                if self._held is not held:
+                    return
                 idle = self._reading == 0
                 expired = time.monotonic() - self._last_read > KEEP_OPEN_S
-                if idle and (expired or self._lake.write_wanted_since(self._held_since)) and self._held is not None:
-                    self._held.close()
+                if idle and (expired or self._lake.write_wanted_since(self._held_since)):
+                    held.close()
                     self._held = None
                     return
 

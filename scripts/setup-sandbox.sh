@@ -25,6 +25,8 @@ command -v bwrap >/dev/null || missing+=(bubblewrap)
 # The world kits' tests run reference solvers on the host too: OCR and PDF tools, as in the base image.
 command -v tesseract >/dev/null || missing+=(tesseract-ocr)
 command -v pdftotext >/dev/null || missing+=(poppler-utils)
+# So do the bundled skills' script tests: junit-triage's xmlstarlet (the skill declares it for its image).
+command -v xmlstarlet >/dev/null || missing+=(xmlstarlet)
 # The UI tests drive the Dagster UI in Debian's Chromium through Playwright (tests/integration/ui/).
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-dejavu-core)
 if [ "$skip_docker" != 1 ]; then

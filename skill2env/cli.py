@@ -41,12 +41,13 @@ from skill2env.lake.home_lake import lake_of
 from skill2env.lake.lake import LakeError
 from skill2env.sandbox.cli import sandbox
 from skill2env.tasks.cli import export_group, import_group
+from skill2env.terminal import StartingStderrConsole
 from skill2env.thresholds import SFT_MIN_REWARD
 from skill2env.validation.cli import validate_command
 
 FUNNEL_STAGES = ("found", "parsed", "practical", "compatible", "feasible", "safe", "curated")
 
-console = Console(stderr=True)
+console = StartingStderrConsole()
 
 
 def _table_console() -> Console:

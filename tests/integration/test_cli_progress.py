@@ -37,7 +37,7 @@ def test_piped_catalog_prints_a_line_per_stage_and_partition_in_order(tmp_path: 
     events = [re.sub(STAMP, "", line) for line in stages]
     starts = [e.split(":")[0] for e in events if e.endswith(": started")]
     ends = [e.split(":")[0] for e in events if ": finished in " in e and "partition" not in e]
-    assert starts == ends
+    assert starts == ends, result.stdout
     assert set(starts) == {"skill_catalog", "pattern_library", "curated_skills", "pattern_selections",
                            "skills_unique_keys", "curated_skills_unique_keys"}  # fmt: skip
     assert starts.index("curated_skills") < starts.index("curated_skills_unique_keys")
